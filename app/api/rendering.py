@@ -1,0 +1,120 @@
+"""Turn a ``Ranking`` into the bodies of SPEC §15: JSON, the explain table, YAML."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import yaml
+
+from app.selection.ranking import Ranking, RuntimeRow
+
+TABLE_COLUMNS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
+TABLE_PADDING = 3
+
+
+def _distance(value: float | None) -> float | None:
+    # SPEC §9: a non-finite distance is reported as null.
+    return value if value is not None and math.isfinite(value) else None
+
+
+def row_body(row: RuntimeRow) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "scope": row.scope,
+        "compatible": row.compatible,
+        "priority": row.priority,
+        "weight": row.weight,
+        "score": row.score,
+        "distance": _distance(row.distance),
+        "reason": row.reason,
+    }
+
+
+def selected_body(ranking: Ranking) -> dict[str, Any] | None:
+    chosen = ranking.selected
+    if chosen is None:
+        return None
+    return {
+        "name": chosen.name,
+        "scope": chosen.scope,
+        "score": chosen.score,
+        "explicit": chosen.explicit,
+    }
+
+
+def ranking_body(ranking: Ranking) -> dict[str, Any]:
+    model = ranking.model
+    model_namespace = None if model.is_cluster else model.namespace or ranking.namespace
+    return {
+        "model": {"name": model.name, "kind": model.kind, "namespace": model_namespace},
+        "namespace": ranking.namespace,
+        "omeVersion": ranking.ome_version,
+        "selected": selected_body(ranking),
+        "message": ranking.message,
+        "runtimes": [row_body(row) for row in ranking.rows],
+        "ignored": [
+            {
+                "name": item.runtime.name,
+                "scope": item.runtime.scope,
+                "namespace": item.runtime.namespace,
+                "reason": item.reason,
+            }
+            for item in ranking.ignored
+        ],
+        "warnings": list(ranking.warnings),
+        "notes": list(ranking.notes),
+    }
+
+
+def select_body(ranking: Ranking) -> dict[str, Any]:
+    return {
+        "selected": selected_body(ranking),
+        "message": ranking.message,
+        "warnings": list(ranking.warnings),
+    }
+
+
+def excluded_reasons(ranking: Ranking) -> dict[str, str]:
+    """SPEC §15: name → reason; a ServingRuntime's reason wins over a cluster one's."""
+    reasons: dict[str, str] = {}
+    for row in ranking.excluded:
+        reasons.setdefault(row.name, row.reason)
+    return reasons
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if value is True:
+        return "Yes"
+    if value is False:
+        return "No"
+    return str(value)
+
+
+def explain_table(ranking: Ranking) -> str:
+    """The table ``kubectl ome runtime explain`` prints: each column as wide as its
+    widest cell plus three spaces, the last column unpadded."""
+    lines = [TABLE_COLUMNS] + [
+        tuple(
+            _cell(value)
+            for value in (row.name, row.scope, row.compatible, row.priority, row.weight, row.reason)
+        )
+        for row in ranking.rows
+    ]
+    widths = [max(len(line[i]) for line in lines) + TABLE_PADDING for i in range(5)]
+    out = []
+    for line in lines:
+        padded = "".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
+        out.append(padded + line[5] + "\n")
+    return "".join(out)
+
+
+def to_json(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def to_yaml(body: Any) -> bytes:
+    return yaml.safe_dump(body, sort_keys=False, allow_unicode=True).encode()

@@ -1,0 +1,281 @@
+"""marshmallow schemas of the documents selection reads (SPEC §1).
+
+Every schema excludes unknown fields: real manifests carry containers,
+resources and router configs that are accepted and never looked at. The
+schemas check shape and types only and build the immutable documents of
+``app.selection.documents``; selection decides everything else.
+"""
+
+from __future__ import annotations
+
+from marshmallow import EXCLUDE, Schema, fields, post_load, validate
+
+from app.selection import documents as doc
+
+from .fields import AnnotationValue, opt_bool, opt_int, opt_list, opt_nested, opt_str
+
+API_VERSION = "ome.io/v1beta1"
+MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
+RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+ISVC_KIND = "InferenceService"
+DEPLOYMENT_MODE_ANNOTATION = "ome.io/deploymentMode"
+ACCELERATOR_CLASS_ANNOTATION = "ome.io/accelerator-class"
+
+_NON_EMPTY = validate.Length(min=1, error="Must be a non-empty string.")
+
+
+class _Lenient(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+
+class MetadataSchema(_Lenient):
+    name = fields.String(required=True, validate=_NON_EMPTY)
+    namespace = opt_str()
+
+
+class ModelRefSchema(_Lenient):
+    name = fields.String(required=True)
+    version = opt_str()
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.ModelRef:
+        return doc.ModelRef(data["name"], data["version"])
+
+
+class ModelFormatSchema(ModelRefSchema):
+    # SPEC §15: only the model's format name must be non-empty.
+    name = fields.String(required=True, validate=_NON_EMPTY)
+
+
+class PipelineComponentSchema(_Lenient):
+    library = opt_str()
+    type = opt_str()
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.PipelineComponent:
+        return doc.PipelineComponent(data["library"], data["type"])
+
+
+class DiffusionPipelineSchema(_Lenient):
+    class_name = opt_str(data_key="className")
+    scheduler = opt_nested(PipelineComponentSchema)
+    text_encoder = opt_nested(PipelineComponentSchema, data_key="textEncoder")
+    tokenizer = opt_nested(PipelineComponentSchema)
+    transformer = opt_nested(PipelineComponentSchema)
+    vae = opt_nested(PipelineComponentSchema)
+    additional = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(PipelineComponentSchema, allow_none=True),
+        allow_none=True,
+        load_default=None,
+        data_key="additionalComponents",
+    )
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.DiffusionPipeline:
+        components = {
+            name: data[attr]
+            for name, attr in (
+                ("scheduler", "scheduler"),
+                ("textEncoder", "text_encoder"),
+                ("tokenizer", "tokenizer"),
+                ("transformer", "transformer"),
+                ("vae", "vae"),
+            )
+            if data[attr] is not None
+        }
+        additional = data["additional"]
+        if additional is not None:
+            # SPEC §15: a component set to null is not set.
+            additional = {key: value for key, value in additional.items() if value is not None}
+        return doc.DiffusionPipeline(data["class_name"], components, additional)
+
+
+class ModelSpecSchema(_Lenient):
+    format = fields.Nested(ModelFormatSchema, required=True, data_key="modelFormat")
+    framework = opt_nested(ModelRefSchema, data_key="modelFramework")
+    architecture = opt_str(data_key="modelArchitecture")
+    quantization = opt_str()
+    parameter_size = opt_str(data_key="modelParameterSize")
+    diffusion = opt_nested(DiffusionPipelineSchema, data_key="diffusionPipeline")
+
+
+class ModelDocumentSchema(_Lenient):
+    api_version = fields.String(
+        allow_none=True, validate=validate.Equal(API_VERSION), data_key="apiVersion"
+    )
+    kind = fields.String(required=True, validate=validate.OneOf(MODEL_KINDS))
+    metadata = fields.Nested(MetadataSchema, required=True)
+    spec = fields.Nested(ModelSpecSchema, required=True)
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.Model:
+        spec, meta = data["spec"], data["metadata"]
+        return doc.Model(
+            kind=data["kind"],
+            name=meta["name"],
+            namespace=meta["namespace"] or None,
+            **spec,
+        )
+
+
+class EntryRefSchema(_Lenient):
+    name = fields.String(required=True)
+    version = opt_str()
+    operator = opt_str()
+    weight = opt_int()
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.EntryRef:
+        weight = 1 if data["weight"] is None else data["weight"]  # SPEC §1.2
+        return doc.EntryRef(data["name"], data["version"], data["operator"], weight)
+
+
+class EntrySchema(_Lenient):
+    name = opt_str()
+    format = opt_nested(EntryRefSchema, data_key="modelFormat")
+    framework = opt_nested(EntryRefSchema, data_key="modelFramework")
+    architecture = opt_str(data_key="modelArchitecture")
+    quantization = opt_str()
+    diffusion = opt_nested(DiffusionPipelineSchema, data_key="diffusionPipeline")
+    auto_select = opt_bool(data_key="autoSelect")
+    # SPEC §1.2/§13: the CRD refuses priority < 1, disabled runtime or not.
+    priority = opt_int(validate=validate.Range(min=1, error="Must be at least 1."))
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.Entry:
+        data["name"] = data["name"] or ""
+        return doc.Entry(**data)
+
+
+class SizeRangeSchema(_Lenient):
+    min = opt_str()
+    max = opt_str()
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.SizeRange:
+        return doc.SizeRange(data["min"], data["max"])
+
+
+class AcceleratorRequirementsSchema(_Lenient):
+    classes = opt_list(fields.String(), data_key="acceleratorClasses")
+
+
+class ComponentConfigSchema(_Lenient):
+    """``engineConfig`` / ``decoderConfig``: only the deployment-mode annotation is read."""
+
+    annotations = AnnotationValue(DEPLOYMENT_MODE_ANNOTATION, allow_none=True, load_default=None)
+
+
+class RuntimeSpecSchema(_Lenient):
+    disabled = opt_bool()
+    entries = opt_list(fields.Nested(EntrySchema), data_key="supportedModelFormats")
+    size_range = opt_nested(SizeRangeSchema, data_key="modelSizeRange")
+    accelerators = opt_nested(AcceleratorRequirementsSchema, data_key="acceleratorRequirements")
+    engine = opt_nested(ComponentConfigSchema, data_key="engineConfig")
+    decoder = opt_nested(ComponentConfigSchema, data_key="decoderConfig")
+    protocol_versions = opt_list(fields.String(), data_key="protocolVersions")
+
+
+def _mode_annotation(config: dict | None) -> str | None:
+    if config is None or config["annotations"] is None:
+        return None
+    return config["annotations"][1]
+
+
+class RuntimeDocumentSchema(_Lenient):
+    api_version = fields.String(
+        allow_none=True, validate=validate.Equal(API_VERSION), data_key="apiVersion"
+    )
+    kind = fields.String(required=True, validate=validate.OneOf(RUNTIME_KINDS))
+    metadata = fields.Nested(MetadataSchema, required=True)
+    spec = fields.Nested(RuntimeSpecSchema, required=True)
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.Runtime:
+        spec, meta = data["spec"], data["metadata"]
+        accelerators = spec["accelerators"]
+        classes = None if accelerators is None else accelerators["classes"]
+        return doc.Runtime(
+            kind=data["kind"],
+            name=meta["name"],
+            namespace=meta["namespace"] or None,
+            disabled=bool(spec["disabled"]),
+            entries=tuple(spec["entries"] or ()),
+            size_range=spec["size_range"],
+            accelerator_classes=None if classes is None else tuple(classes),
+            engine_mode_annotation=_mode_annotation(spec["engine"]),
+            decoder_mode_annotation=_mode_annotation(spec["decoder"]),
+            protocol_versions=tuple(spec["protocol_versions"] or ()),
+        )
+
+
+class IsvcMetadataSchema(MetadataSchema):
+    annotations = AnnotationValue(ACCELERATOR_CLASS_ANNOTATION, allow_none=True, load_default=None)
+
+
+class NameRefSchema(_Lenient):
+    name = opt_str()
+
+
+class AcceleratorSelectorSchema(_Lenient):
+    accelerator_class = opt_str(data_key="acceleratorClass")
+
+
+class IsvcComponentSchema(_Lenient):
+    """``spec.engine`` / ``spec.decoder`` of an InferenceService."""
+
+    annotations = AnnotationValue(DEPLOYMENT_MODE_ANNOTATION, allow_none=True, load_default=None)
+    accelerator = opt_nested(AcceleratorSelectorSchema, data_key="acceleratorOverride")
+
+
+class IsvcSpecSchema(_Lenient):
+    model = opt_nested(NameRefSchema)
+    runtime = opt_nested(NameRefSchema)
+    deployment_mode = opt_str(data_key="deploymentMode")
+    accelerator_selector = opt_nested(AcceleratorSelectorSchema, data_key="acceleratorSelector")
+    engine = opt_nested(IsvcComponentSchema)
+    decoder = opt_nested(IsvcComponentSchema)
+
+
+def _field(parent: dict | None, key: str):
+    return None if parent is None else parent[key]
+
+
+class InferenceServiceDocumentSchema(_Lenient):
+    api_version = fields.String(
+        allow_none=True, validate=validate.Equal(API_VERSION), data_key="apiVersion"
+    )
+    kind = fields.String(required=True, validate=validate.Equal(ISVC_KIND))
+    metadata = fields.Nested(IsvcMetadataSchema, required=True)
+    spec = fields.Nested(IsvcSpecSchema, required=True)
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.InferenceService:
+        meta, spec = data["metadata"], data["spec"]
+        engine, decoder = spec["engine"], spec["decoder"]
+        annotation = meta["annotations"]
+        accelerator = None
+        if annotation is not None and annotation[0]:
+            accelerator = annotation[1] or ""  # SPEC §15: null reads as ""
+        return doc.InferenceService(
+            name=meta["name"],
+            namespace=meta["namespace"] or None,
+            accelerator_annotation=accelerator,
+            accelerator_selector=_field(spec["accelerator_selector"], "accelerator_class"),
+            engine_accelerator=_field(_field(engine, "accelerator"), "accelerator_class"),
+            decoder_accelerator=_field(_field(decoder, "accelerator"), "accelerator_class"),
+            runtime_name=_field(spec["runtime"], "name"),
+            model_name=_field(spec["model"], "name"),
+            deployment_mode=spec["deployment_mode"],
+            has_engine=engine is not None,
+            engine_mode_annotation=_mode_annotation(engine),
+            has_decoder=decoder is not None,
+            decoder_mode_annotation=_mode_annotation(decoder),
+        )
+
+
+model_document_schema = ModelDocumentSchema()
+runtime_document_schema = RuntimeDocumentSchema()
+inference_service_document_schema = InferenceServiceDocumentSchema()

@@ -1,0 +1,81 @@
+"""Strict JSON field types: Kubernetes types its fields, so "2" is not an integer
+and "true" is not a boolean (SPEC §15: integral floats such as 2.0 are integers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import fields
+
+
+class StrictInteger(fields.Field):
+    default_error_messages = {"invalid": "Not a valid integer."}
+
+    def _deserialize(self, value: Any, attr, data, **kwargs) -> int:
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise self.make_error("invalid")
+
+
+class StrictBoolean(fields.Field):
+    default_error_messages = {"invalid": "Not a valid boolean."}
+
+    def _deserialize(self, value: Any, attr, data, **kwargs) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class AnnotationValue(fields.Field):
+    """An annotation map of which selection reads one key.
+
+    Only that key's value is type-checked: the rest of the map is somebody
+    else's business (SPEC §1: validate only what selection reads). Deserialises
+    to ``(present, value)``; a null value of a present key reads as ``""``.
+    """
+
+    default_error_messages = {
+        "invalid": "Not a valid mapping type.",
+        "invalid_value": "Annotation {annotation} must be a string.",
+    }
+
+    def __init__(self, key: str, **kwargs):
+        super().__init__(**kwargs)
+        self.key = key
+
+    def _deserialize(self, value: Any, attr, data, **kwargs) -> tuple[bool, str | None]:
+        if not isinstance(value, dict):
+            raise self.make_error("invalid")
+        if self.key not in value:
+            return False, None
+        found = value[self.key]
+        if found is None:
+            return True, None
+        if not isinstance(found, str):
+            raise self.make_error("invalid_value", annotation=self.key)
+        return True, found
+
+
+def opt_str(**kwargs) -> fields.String:
+    """An optional string field; null counts as absent (SPEC §15)."""
+    return fields.String(allow_none=True, load_default=None, **kwargs)
+
+
+def opt_nested(schema, **kwargs) -> fields.Nested:
+    return fields.Nested(schema, allow_none=True, load_default=None, **kwargs)
+
+
+def opt_int(**kwargs) -> StrictInteger:
+    return StrictInteger(allow_none=True, load_default=None, **kwargs)
+
+
+def opt_bool(**kwargs) -> StrictBoolean:
+    return StrictBoolean(allow_none=True, load_default=None, **kwargs)
+
+
+def opt_list(inner: fields.Field, **kwargs) -> fields.List:
+    return fields.List(inner, allow_none=True, load_default=None, **kwargs)

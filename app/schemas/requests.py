@@ -1,0 +1,133 @@
+"""The ``/v1/rank`` and ``/v1/select`` request: top-level shape (400) and the
+documents inside it (422 with full field paths), SPEC §15."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from marshmallow import Schema, ValidationError
+from packaging.version import InvalidVersion, Version
+
+from app.errors import InvalidDocument, MalformedRequest
+from app.selection.documents import RankRequest
+from app.selection.ranking import duplicate_candidates, target_namespace
+
+from .documents import (
+    inference_service_document_schema,
+    model_document_schema,
+    runtime_document_schema,
+)
+
+DEFAULT_OME_VERSION = "1.3"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# marshmallow reports Dict fields as {key: {"value": ...}}; these render as ["key"].
+_MAP_FIELDS = frozenset({"additionalComponents"})
+
+
+def _segment(key: Any) -> str:
+    if isinstance(key, int):
+        return f"[{key}]"
+    if _IDENTIFIER.match(key):
+        return f".{key}"
+    escaped = key.replace("\\", "\\\\").replace('"', '\\"')
+    return f'["{escaped}"]'
+
+
+def flatten_messages(messages: Any, path: str, out: dict[str, list[str]]) -> None:
+    """Turn marshmallow's nested error dict into ``{"a.b[2].c": [...]}``."""
+    if isinstance(messages, dict):
+        in_map = path.endswith(tuple(f".{name}" for name in _MAP_FIELDS))
+        for key, value in messages.items():
+            if key == "_schema":
+                flatten_messages(value, path, out)
+            elif in_map:
+                inner = value.get("value", value) if isinstance(value, dict) else value
+                escaped = str(key).replace("\\", "\\\\").replace('"', '\\"')
+                flatten_messages(inner, f'{path}["{escaped}"]', out)
+            else:
+                flatten_messages(value, path + _segment(key), out)
+    elif isinstance(messages, list):
+        out.setdefault(path, []).extend(str(m) for m in messages)
+    else:
+        out.setdefault(path, []).append(str(messages))
+
+
+def _load_document(schema: Schema, value: Any, path: str, errors: dict[str, list[str]]):
+    if not isinstance(value, dict):
+        errors[path] = ["Not an object."]
+        return None
+    try:
+        return schema.load(value)
+    except ValidationError as error:
+        flatten_messages(error.messages, path, errors)
+        return None
+
+
+def _optional_string(body: Mapping[str, Any], query: Mapping[str, str], key: str) -> str | None:
+    value = body.get(key)
+    if value is None:
+        return query.get(key)
+    if not isinstance(value, str):
+        raise MalformedRequest(f"'{key}' must be a string")
+    return value
+
+
+def load_rank_request(body: dict[str, Any], query: Mapping[str, str]) -> RankRequest:
+    """Validate a decoded request body into the selection's ``RankRequest``.
+
+    Raises ``MalformedRequest`` for the wrong top-level shape and ``InvalidDocument``
+    for anything wrong inside a document; all document errors are reported at once.
+    """
+    model_doc = body.get("model")
+    if not isinstance(model_doc, dict):
+        raise MalformedRequest("'model' is required and must be an object")
+    runtime_docs = body.get("runtimes")
+    if not isinstance(runtime_docs, list):
+        raise MalformedRequest("'runtimes' is required and must be a list")
+    isvc_doc = body.get("inferenceService")
+    if isvc_doc is not None and not isinstance(isvc_doc, dict):
+        raise MalformedRequest("'inferenceService' must be an object")
+    # SPEC §15: an empty namespace counts as absent, so the query may still give one.
+    namespace = _optional_string(body, query, "namespace") or query.get("namespace") or None
+    ome_version = _optional_string(body, query, "omeVersion")
+
+    errors: dict[str, list[str]] = {}
+    model = _load_document(model_document_schema, model_doc, "model", errors)
+    runtimes = [
+        _load_document(runtime_document_schema, item, f"runtimes[{index}]", errors)
+        for index, item in enumerate(runtime_docs)
+    ]
+    isvc = None
+    if isvc_doc is not None:
+        isvc = _load_document(
+            inference_service_document_schema, isvc_doc, "inferenceService", errors
+        )
+    if ome_version is None:
+        ome_version = DEFAULT_OME_VERSION
+    else:
+        try:
+            Version(ome_version)
+        except InvalidVersion:
+            errors["omeVersion"] = [f"Not a valid version: {ome_version!r}."]
+    if errors:
+        raise InvalidDocument(errors)
+
+    if isvc is not None and isvc.model_name is not None and isvc.model_name != model.name:
+        errors["inferenceService.spec.model.name"] = [
+            f"InferenceService names model {isvc.model_name!r}, "
+            f"but the request's model is {model.name!r}."
+        ]
+    request = RankRequest(model, tuple(runtimes), isvc, namespace, ome_version)
+    target = target_namespace(request)
+    for index in duplicate_candidates(request.runtimes, target):
+        runtime = request.runtimes[index]
+        errors[f"runtimes[{index}].metadata.name"] = [
+            f"Duplicate {runtime.kind} {runtime.name!r} in namespace {target}."
+            if not runtime.is_cluster
+            else f"Duplicate ClusterServingRuntime {runtime.name!r}."
+        ]
+    if errors:
+        raise InvalidDocument(errors)
+    return request

@@ -1,0 +1,153 @@
+"""One ``supportedModelFormats`` entry against the model: match (SPEC §3.1),
+mismatch text (§3.2), entry score (§4) and the explain WEIGHT column (§6)."""
+
+from __future__ import annotations
+
+from .diffusion import diffusion_mismatch
+from .documents import Entry, EntryRef, Model, ModelRef
+from .versions import versions_match
+
+# SPEC §4: an explicit weight of 0 counts as 10 (format) and 5 (framework).
+ZERO_FORMAT_WEIGHT = 10
+ZERO_FRAMEWORK_WEIGHT = 5
+
+
+def model_label(model: Model) -> str:
+    """SPEC §3.3, e.g. ``mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0.dev0``."""
+    parts = ["mt", model.format.name]
+    for value in (model.format.version, model.architecture, model.quantization):
+        if value is not None:
+            parts.append(value)
+    if model.framework is not None:
+        parts.append(model.framework.name)
+        if model.framework.version is not None:
+            parts.append(model.framework.version)
+    return ":".join(parts)
+
+
+def _versions_agree(model: ModelRef, entry: EntryRef) -> bool:
+    """SPEC §3.1: both set and matching, or both absent."""
+    if model.version is None or entry.version is None:
+        return model.version is None and entry.version is None
+    return versions_match(model.version, entry.version, entry.operator)
+
+
+def entry_matches(model: Model, entry: Entry) -> bool:
+    if entry.architecture != model.architecture or entry.quantization != model.quantization:
+        return False
+    fmt = entry.format
+    if fmt is None or fmt.name != model.format.name or not _versions_agree(model.format, fmt):
+        return False
+    framework, wanted = model.framework, entry.framework
+    if framework is None or wanted is None:
+        if framework is not wanted:
+            return False
+    elif framework.name != wanted.name or not _versions_agree(framework, wanted):
+        return False
+    return diffusion_mismatch(model.diffusion, entry.diffusion) is None
+
+
+def _presence_mismatch(what: str, model_value: str | None, entry_value: str | None) -> str | None:
+    if model_value == entry_value:
+        return None
+    if model_value is None:
+        return f"model has no {what} but runtime requires {entry_value}"
+    if entry_value is None:
+        return f"model has {what} {model_value} but runtime has no {what} requirement"
+    return f"{what} mismatch (model={model_value}, runtime={entry_value})"
+
+
+def _version_mismatch(what: str, model: ModelRef, entry: EntryRef) -> str | None:
+    if model.version is not None and entry.version is not None:
+        if versions_match(model.version, entry.version, entry.operator):
+            return None
+        return f"{what} version mismatch (model={model.version}, runtime={entry.version})"
+    if entry.version is not None:
+        return f"model has no {what} version but runtime requires {entry.version}"
+    if model.version is not None:
+        return f"model has {what} version but runtime has no version requirement"
+    return None
+
+
+def entry_mismatch(model: Model, entry: Entry) -> str:
+    """SPEC §3.2: why this entry does not match, parts joined with ``, ``."""
+    parts = []
+    diffusion = diffusion_mismatch(model.diffusion, entry.diffusion)
+    if diffusion is not None:
+        parts.append(diffusion)
+    for what, model_value, entry_value in (
+        ("architecture", model.architecture, entry.architecture),
+        ("quantization", model.quantization, entry.quantization),
+    ):
+        text = _presence_mismatch(what, model_value, entry_value)
+        if text:
+            parts.append(text)
+    if entry.format is not None:
+        if entry.format.name != model.format.name:
+            parts.append(
+                f"format name mismatch (model={model.format.name}, runtime={entry.format.name})"
+            )
+        else:
+            text = _version_mismatch("format", model.format, entry.format)
+            if text:
+                parts.append(text)
+    framework, wanted = model.framework, entry.framework
+    if framework is not None and wanted is not None:
+        if framework.name != wanted.name:
+            parts.append(f"framework name mismatch (model={framework.name}, runtime={wanted.name})")
+        else:
+            text = _version_mismatch("framework", framework, wanted)
+            if text:
+                parts.append(text)
+    elif wanted is not None:
+        parts.append(f"model has no framework but runtime requires {wanted.name}")
+    elif framework is not None:
+        parts.append(
+            f"model has framework {framework.name} but runtime has no framework requirement"
+        )
+    return ", ".join(parts) if parts else "unknown mismatch"
+
+
+def _score_version_ok(model: ModelRef, entry: EntryRef) -> bool:
+    """SPEC §4: versions only matter when both sides set one (unlike §3.1)."""
+    if model.version is None or entry.version is None:
+        return True
+    return versions_match(model.version, entry.version, entry.operator)
+
+
+def entry_score(model: Model, entry: Entry) -> int:
+    """SPEC §4 entry score; architecture, quantization, diffusion and size play no part."""
+    fmt = entry.format
+    format_ok = False
+    if fmt is not None:
+        if fmt.name != model.format.name or not _score_version_ok(model.format, fmt):
+            return 0
+        format_ok = True
+    framework, wanted = model.framework, entry.framework
+    framework_ok = False
+    if framework is not None and wanted is not None:
+        if framework.name != wanted.name or not _score_version_ok(framework, wanted):
+            return 0
+        framework_ok = True
+    elif framework is not None or wanted is not None:
+        return 0  # SPEC §4 step 4: only one side sets a framework
+    if not format_ok and not framework_ok:
+        return 0  # no modelFormat and no framework on either side: nothing scored
+    priority = entry.effective_priority
+    score = 0
+    if format_ok:
+        score += (fmt.weight or ZERO_FORMAT_WEIGHT) * priority
+    if framework_ok:
+        score += (wanted.weight or ZERO_FRAMEWORK_WEIGHT) * priority
+    return score
+
+
+def row_weight(entry: Entry) -> int:
+    """SPEC §6 WEIGHT column: raw weights, an explicit 0 (or a negative) adds 0."""
+    priority = entry.effective_priority
+    weight = 0
+    if entry.format is not None and entry.format.weight > 0:
+        weight += entry.format.weight * priority
+    if entry.framework is not None and entry.framework.weight > 0:
+        weight += entry.framework.weight * priority
+    return weight

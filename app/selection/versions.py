@@ -1,0 +1,119 @@
+"""Version parsing, comparison and matching as OME does it (SPEC §8).
+
+This is not semver: precision and a ``v`` prefix matter to the ordering
+operators, pre-release/build/dev lists compare byte-wise with a shorter prefix
+list sorting first, and an absent list sorts before any present one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+_UINT64_MAX = 2**64 - 1
+_ASCII_DIGITS = frozenset("0123456789")
+
+EQUAL = "Equal"
+GREATER_THAN = "GreaterThan"
+GREATER_THAN_OR_EQUAL = "GreaterThanOrEqual"
+KNOWN_OPERATORS = (EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL)
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    major: int
+    minor: int
+    patch: int
+    precision: int
+    prefix: str
+    pre: tuple[bytes, ...] = ()
+    build: tuple[bytes, ...] = ()
+    dev: tuple[bytes, ...] = ()
+
+    @property
+    def is_plain(self) -> bool:
+        return not (self.pre or self.build or self.dev)
+
+    def sort_key(self) -> tuple:
+        # SPEC §8: numbers, then pre-release, build, dev lists element by element
+        # in byte order; a list that is a prefix of the other is smaller, which is
+        # exactly Python's tuple ordering over bytes.
+        return (self.major, self.minor, self.patch, self.pre, self.build, self.dev)
+
+
+def _numeric(text: str) -> int | None:
+    if not text or not _ASCII_DIGITS.issuperset(text):
+        return None
+    if len(text) > 1 and text[0] == "0":
+        return None
+    value = int(text)
+    return value if value <= _UINT64_MAX else None
+
+
+def _split_list(text: str) -> tuple[bytes, ...] | None:
+    items = text.split(".")
+    if any(item == "" for item in items):
+        return None
+    return tuple(item.encode("utf-8", "surrogatepass") for item in items)
+
+
+@lru_cache(maxsize=4096)
+def parse_version(text: str) -> Version | None:
+    """The parsed version, or ``None`` when OME's parser errors (it then never matches)."""
+    if not text:
+        return None
+    parts = text.split(".", 2)
+    precision = len(parts)
+    prefix = ""
+    first = parts[0]
+    if first.startswith("v"):
+        prefix, first = "v", first[1:]
+    major = _numeric(first)
+    minor = _numeric(parts[1] if precision > 1 else "0")
+    if major is None or minor is None:
+        return None
+    rest = parts[2] if precision > 2 else "0"
+    build: tuple[bytes, ...] = ()
+    pre: tuple[bytes, ...] = ()
+    dev: tuple[bytes, ...] = ()
+    # SPEC §8 step 3: '+' first, then '-' from what is left, then '.'.
+    for separator in ("+", "-", "."):
+        head, found, tail = rest.partition(separator)
+        if not found:
+            continue
+        items = _split_list(tail)
+        if items is None:
+            return None
+        rest = head
+        if separator == "+":
+            build = items
+        elif separator == "-":
+            pre = items
+        else:
+            dev = items
+    patch = _numeric(rest)
+    if patch is None:
+        return None
+    return Version(major, minor, patch, precision, prefix, pre, build, dev)
+
+
+def versions_match(model_version: str, entry_version: str, operator: str | None) -> bool:
+    """Whether an entry's version (with its operator) accepts the model's version.
+
+    SPEC §8: the entry's version is the left operand, so ``GreaterThan 4.46``
+    accepts models *below* 4.46 — OME's behaviour, kept on purpose.
+    """
+    model = parse_version(model_version)
+    entry = parse_version(entry_version)
+    if model is None or entry is None:
+        return False
+    op = EQUAL if operator is None else operator
+    if op == EQUAL or not (model.is_plain and entry.is_plain):
+        return entry.sort_key() == model.sort_key()
+    if entry.precision != model.precision or entry.prefix != model.prefix:
+        return False
+    if op == GREATER_THAN:
+        return entry.sort_key() > model.sort_key()
+    if op == GREATER_THAN_OR_EQUAL:
+        return entry.sort_key() >= model.sort_key()
+    return entry.sort_key() == model.sort_key()

@@ -1,0 +1,50 @@
+"""Warnings about documents OME accepts but reads differently from how they look."""
+
+from __future__ import annotations
+
+import math
+
+from .documents import Model, Runtime
+from .sizes import is_plain_size, parse_size
+
+
+def format_parameters(value: float) -> str:
+    """A parameter count as users write it: integral values without ``.0``."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
+
+
+def _size_warning(kind: str, name: str, field: str, raw: str) -> str | None:
+    """SPEC §9: sizes that are not plain decimals, or that read as 0, get a warning."""
+    value = parse_size(raw)
+    if is_plain_size(raw) and value != 0:
+        return None
+    return f'{kind} {name}: {field} "{raw}" is read by OME as {format_parameters(value)} parameters'
+
+
+def size_warnings(model: Model, runtimes: list[Runtime]) -> list[str]:
+    """Size warnings for the model and the candidate runtimes, in canonical order
+    (model first, then ServingRuntimes, then ClusterServingRuntimes, by name)."""
+    found = []
+    if model.parameter_size is not None:
+        found.append(
+            _size_warning(model.kind, model.name, "spec.modelParameterSize", model.parameter_size)
+        )
+    ordered = sorted(
+        runtimes, key=lambda r: (r.is_cluster, r.name.encode("utf-8", "surrogatepass"))
+    )
+    for runtime in ordered:
+        bounds = runtime.size_range
+        if bounds is None:
+            continue
+        for field, raw in (("min", bounds.min), ("max", bounds.max)):
+            if raw is not None:
+                found.append(
+                    _size_warning(runtime.kind, runtime.name, f"spec.modelSizeRange.{field}", raw)
+                )
+    return [text for text in found if text is not None]

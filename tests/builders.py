@@ -1,0 +1,118 @@
+"""Small builders for request documents, so tests state only what they vary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+API = "ome.io/v1beta1"
+
+
+def model_doc(
+    name: str = "llama",
+    *,
+    kind: str = "BaseModel",
+    namespace: str | None = "demo",
+    format_name: str = "safetensors",
+    format_version: str | None = "1.0.0",
+    framework: str | None = "transformers",
+    framework_version: str | None = "4.45.0",
+    architecture: str | None = "LlamaForCausalLM",
+    quantization: str | None = None,
+    size: str | None = None,
+    **spec: Any,
+) -> dict:
+    fmt: dict[str, Any] = {"name": format_name}
+    if format_version is not None:
+        fmt["version"] = format_version
+    body: dict[str, Any] = {"modelFormat": fmt}
+    if framework is not None:
+        body["modelFramework"] = {"name": framework}
+        if framework_version is not None:
+            body["modelFramework"]["version"] = framework_version
+    if architecture is not None:
+        body["modelArchitecture"] = architecture
+    if quantization is not None:
+        body["quantization"] = quantization
+    if size is not None:
+        body["modelParameterSize"] = size
+    body.update(spec)
+    metadata: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    return {"apiVersion": API, "kind": kind, "metadata": metadata, "spec": body}
+
+
+def entry(
+    *,
+    format_name: str | None = "safetensors",
+    format_version: str | None = "1.0.0",
+    operator: str | None = None,
+    weight: int | None = None,
+    framework: str | None = "transformers",
+    framework_version: str | None = "4.45.0",
+    framework_weight: int | None = None,
+    architecture: str | None = "LlamaForCausalLM",
+    auto_select: bool | None = True,
+    priority: int | None = None,
+    **extra: Any,
+) -> dict:
+    item: dict[str, Any] = {}
+    if format_name is not None:
+        item["modelFormat"] = {"name": format_name}
+        if format_version is not None:
+            item["modelFormat"]["version"] = format_version
+        if operator is not None:
+            item["modelFormat"]["operator"] = operator
+        if weight is not None:
+            item["modelFormat"]["weight"] = weight
+    if framework is not None:
+        item["modelFramework"] = {"name": framework}
+        if framework_version is not None:
+            item["modelFramework"]["version"] = framework_version
+        if framework_weight is not None:
+            item["modelFramework"]["weight"] = framework_weight
+    if architecture is not None:
+        item["modelArchitecture"] = architecture
+    if auto_select is not None:
+        item["autoSelect"] = auto_select
+    if priority is not None:
+        item["priority"] = priority
+    item.update(extra)
+    return item
+
+
+def runtime_doc(
+    name: str,
+    *entries: dict,
+    kind: str = "ClusterServingRuntime",
+    namespace: str | None = None,
+    size_range: dict | None = None,
+    **spec: Any,
+) -> dict:
+    body: dict[str, Any] = {"supportedModelFormats": list(entries) if entries else [entry()]}
+    if size_range is not None:
+        body["modelSizeRange"] = size_range
+    body.update(spec)
+    metadata: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    return {"apiVersion": API, "kind": kind, "metadata": metadata, "spec": body}
+
+
+def serving_runtime(name: str, *entries: dict, namespace: str | None = "demo", **spec) -> dict:
+    return runtime_doc(name, *entries, kind="ServingRuntime", namespace=namespace, **spec)
+
+
+def isvc_doc(name: str = "svc", *, namespace: str | None = "demo", annotations=None, **spec):
+    metadata: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    if annotations is not None:
+        metadata["annotations"] = annotations
+    return {"apiVersion": API, "kind": "InferenceService", "metadata": metadata, "spec": spec}
+
+
+def rank_body(model: dict | None = None, *runtimes: dict, **extra: Any) -> dict:
+    body = {"model": model or model_doc(), "runtimes": list(runtimes)}
+    body.update(extra)
+    return body

@@ -1,0 +1,126 @@
+"""SPEC §8: OME's version parser and matcher, corners included."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.selection.versions import parse_version, versions_match
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("4.45.0.dev0", (4, 45, 0, 3, "", (), (), (b"dev0",))),
+        ("4.51.3-SAM-HQ-preview", (4, 51, 3, 3, "", (b"SAM-HQ-preview",), (), ())),
+        ("v1", (1, 0, 0, 1, "v", (), (), ())),
+        ("1.2", (1, 2, 0, 2, "", (), (), ())),
+        ("0.0.0", (0, 0, 0, 3, "", (), (), ())),
+        ("1.2.3+b.7", (1, 2, 3, 3, "", (), (b"b", b"7"), ())),
+        ("1.2.3.dev1-rc.1+meta", (1, 2, 3, 3, "", (b"rc", b"1"), (b"meta",), (b"dev1",))),
+        ("18446744073709551615", (2**64 - 1, 0, 0, 1, "", (), (), ())),
+    ],
+)
+def test_parse_accepts(text, expected):
+    parsed = parse_version(text)
+    assert parsed is not None
+    assert (
+        parsed.major,
+        parsed.minor,
+        parsed.patch,
+        parsed.precision,
+        parsed.prefix,
+        parsed.pre,
+        parsed.build,
+        parsed.dev,
+    ) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "1.2-beta",  # a pre-release only hangs off the third part
+        "01.2",
+        "1.02",
+        "1.2.03",
+        "V1",  # only a lowercase v prefix
+        "v",
+        "1.",
+        "1..2",
+        "1.2.",
+        "1.2.3-",
+        "1.2.3+",
+        "1.2.3-a..b",
+        "1.2.3.dev0.",
+        "18446744073709551616",  # beyond uint64
+        "١.٢",  # non-ASCII digits
+        "+1",
+        " 1",
+        "1.x",
+    ],
+)
+def test_parse_rejects(text):
+    assert parse_version(text) is None
+
+
+@pytest.mark.parametrize(
+    ("model", "entry", "operator", "matches"),
+    [
+        ("1.0.0", "1.0.0", None, True),
+        ("1", "1.0.0", "Equal", True),  # Equal ignores precision
+        ("1.0", "v1.0", None, True),  # … and the prefix
+        ("1.0.0", "1.0.1", None, False),
+        # The entry's version is the LEFT operand: GreaterThan 4.46 accepts models below it.
+        ("4.45", "4.46", "GreaterThan", True),
+        ("4.47", "4.46", "GreaterThan", False),
+        ("4.46", "4.46", "GreaterThan", False),
+        ("4.46", "4.46", "GreaterThanOrEqual", True),
+        ("4.47", "4.46", "GreaterThanOrEqual", False),
+        # Ordering operators need the same precision and prefix.
+        ("4.45.0", "4.46", "GreaterThan", False),
+        ("v4.45", "4.46", "GreaterThan", False),
+        ("v4.45", "v4.46", "GreaterThan", True),
+        # Unknown operators compare for equality, but precision still matters.
+        ("1.0", "1.0", "Bogus", True),
+        ("1.0", "1.0.0", "Bogus", False),
+        ("1.0.0", "1.0.0", "", True),
+        # Pre-release/build/dev parts force equality whatever the operator.
+        ("1.0.0-rc1", "1.0.0-rc1", "GreaterThan", True),
+        ("1.0.0-rc1", "1.0.0-rc2", "GreaterThan", False),
+        ("1.0.0", "2.0.0.dev0", "GreaterThan", False),
+        ("4.45.0.dev0", "4.45.0.dev0", None, True),
+        ("4.45.0.dev0", "4.45.0", None, False),
+        # Unparseable versions never match, not even themselves.
+        ("1.2-beta", "1.2-beta", None, False),
+        ("", "", None, False),
+    ],
+)
+def test_versions_match(model, entry, operator, matches):
+    assert versions_match(model, entry, operator) is matches
+
+
+def test_pre_release_lists_compare_bytewise_with_prefix_smaller():
+    # GreaterThan never applies to pre-releases, so compare through the sort key.
+    a, b, c = (parse_version(v) for v in ("1.0.0-a", "1.0.0-a.b", "1.0.0-B"))
+    assert a.sort_key() < b.sort_key()
+    assert c.sort_key() < a.sort_key()  # 'B' (0x42) sorts before 'a' (0x61)
+    assert parse_version("1.0.0").sort_key() < a.sort_key()  # absent list first
+
+
+_numeric = st.integers(min_value=0, max_value=10**6).map(str)
+
+
+@given(_numeric, _numeric, _numeric)
+def test_plain_versions_order_numerically(major, minor, patch):
+    text = f"{major}.{minor}.{patch}"
+    bumped = f"{major}.{minor}.{int(patch) + 1}"
+    assert versions_match(text, text, "GreaterThanOrEqual")
+    assert versions_match(text, bumped, "GreaterThan")
+    assert not versions_match(bumped, text, "GreaterThan")
+
+
+@given(st.text(max_size=20))
+def test_parse_never_raises(text):
+    parsed = parse_version(text)
+    if parsed is not None:
+        assert versions_match(text, text, None)
