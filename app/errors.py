@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
-from flask import Flask, jsonify
+from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
@@ -21,9 +22,6 @@ class ApiError(Exception):
         super().__init__(message)
         self.message = message
         self.details = details
-
-    def body(self) -> dict:
-        return {"error": {"code": self.code, "message": self.message, **self.details}}
 
 
 class MalformedRequest(ApiError):
@@ -79,18 +77,16 @@ HTTP_CODES = {
 }
 
 
-def error_response(status: int, code: str, message: str, **details: Any):
-    response = jsonify({"error": {"code": code, "message": message, **details}})
-    response.status_code = status
-    return response
+def error_response(status: int, code: str, message: str, **details: Any) -> Response:
+    body = {"error": {"code": code, "message": message, **details}}
+    payload = json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return Response(payload, status=status, content_type="application/json")
 
 
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def handle_api_error(error: ApiError):
-        response = jsonify(error.body())
-        response.status_code = error.status
-        return response
+        return error_response(error.status, error.code, error.message, **error.details)
 
     @app.errorhandler(HTTPException)
     def handle_http_exception(error: HTTPException):

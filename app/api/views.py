@@ -3,11 +3,14 @@ rank and render (SPEC §15)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+import time
+
+from flask import Blueprint, Response, current_app, g, request
 
 from app.errors import (
     MalformedRequest,
     NoRuntimeFound,
+    PayloadTooLarge,
     RuntimeDisabled,
     RuntimeNotFound,
     UnsupportedMediaType,
@@ -58,8 +61,25 @@ def _decoded_body() -> dict:
 
 
 def compute_ranking() -> Ranking:
+    """Decode, validate and rank the request body.
+
+    Leaves ``g.runtime_count``, ``g.selection_seconds`` and ``g.ranking`` for the
+    request log line and the metrics.
+    """
     body = _decoded_body()
-    return rank_runtimes(load_rank_request(body, request.args))
+    runtime_docs = body.get("runtimes")
+    limit = current_app.config["MAX_RUNTIMES"]
+    if isinstance(runtime_docs, list) and len(runtime_docs) > limit:
+        raise PayloadTooLarge(
+            f"request has {len(runtime_docs)} runtimes; this service accepts at most {limit}"
+        )
+    rank_request = load_rank_request(body, request.args)
+    started = time.perf_counter()
+    ranking = rank_runtimes(rank_request)
+    g.selection_seconds = time.perf_counter() - started
+    g.runtime_count = len(rank_request.runtimes)
+    g.ranking = ranking
+    return ranking
 
 
 def _respond(payload: bytes, mimetype: str, status: int = 200) -> Response:
