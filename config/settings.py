@@ -60,6 +60,8 @@ class Config:
 
 
 class TestConfig(Config):
+    __test__ = False  # not a pytest test class, whatever its name
+
     def __init__(self) -> None:
         super().__init__()
         self.TESTING = True

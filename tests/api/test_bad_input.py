@@ -1,0 +1,286 @@
+"""Every malformed input gets its documented 4xx with a message naming the
+problem: never a 500, never a traceback (SPEC §15)."""
+
+import copy
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app import create_app
+from config.settings import TestConfig
+from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
+
+YAML = {"Content-Type": "application/yaml"}
+
+
+def error_of(response, status, code):
+    assert response.status_code == status, response.get_data(as_text=True)
+    body = response.get_json()
+    assert body["error"]["code"] == code
+    assert "Traceback" not in response.get_data(as_text=True)
+    return body["error"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        (b"{", "not valid JSON"),
+        (b"[]", "must be a JSON object"),
+        (b"\xff\xfe", "UTF-8"),
+        (b'{"model": NaN}', "NaN"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested deeper"),
+        (b'{"runtimes": []}', "'model'"),
+        (b'{"model": [], "runtimes": []}', "'model'"),
+        (b'{"model": {}, "runtimes": {}}', "'runtimes'"),
+        (b'{"model": {}, "runtimes": [], "inferenceService": 3}', "'inferenceService'"),
+        (b'{"model": {}, "runtimes": [], "namespace": 3}', "'namespace'"),
+        (b'{"model": {}, "runtimes": [], "omeVersion": 1.3}', "'omeVersion'"),
+    ],
+)
+def test_malformed_json(api, raw, fragment):
+    response = api.post("/v1/rank", data=raw, headers={"Content-Type": "application/json"})
+    assert fragment in error_of(response, 400, "MalformedRequest")["message"]
+
+
+BILLION_LAUGHS = b"""
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        (b"kind: [", "not valid YAML"),
+        (b"!!python/object/apply:os.system ['true']", "python/object"),
+        (BILLION_LAUGHS, "nodes"),
+        (b"- 1\n- 2\n", "sequence"),
+        (b"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", "Pod"),
+        (b"kind: ServingRuntime\nmetadata: {name: x}\nspec: {}\n", "exactly one"),
+        (
+            b"kind: BaseModel\n---\nkind: ClusterBaseModel\n",
+            "exactly one",
+        ),
+        (
+            b"kind: BaseModel\n---\nkind: InferenceService\n---\nkind: InferenceService\n",
+            "InferenceService",
+        ),
+    ],
+)
+def test_malformed_yaml(api, raw, fragment):
+    response = api.post("/v1/rank", data=raw, headers=YAML)
+    assert fragment in error_of(response, 400, "MalformedRequest")["message"]
+
+
+def test_worker_survives_a_hostile_body_and_answers_the_next_request(api):
+    error_of(api.post("/v1/rank", data=BILLION_LAUGHS, headers=YAML), 400, "MalformedRequest")
+    assert api.post("/v1/rank", json=rank_body()).status_code == 200
+
+
+def invalid(api, body, **query):
+    response = api.post("/v1/rank", json=body, query_string=query)
+    return error_of(response, 422, "InvalidDocument")["fields"]
+
+
+def test_paths_name_the_offending_field(api):
+    bad_entry = entry(priority=0)
+    bad_entry["modelFormat"]["weight"] = "2"
+    bad_entry["autoSelect"] = "true"
+    runtimes = [
+        runtime_doc("a"),
+        "not an object",
+        runtime_doc("c", bad_entry),
+        {"kind": "ServingRuntime", "metadata": {}, "spec": {"disabled": 1}},
+    ]
+    fields = invalid(api, rank_body(model_doc(), *runtimes))
+    assert fields == {
+        "runtimes[1]": ["Not an object."],
+        "runtimes[2].spec.supportedModelFormats[0].priority": ["Must be at least 1."],
+        "runtimes[2].spec.supportedModelFormats[0].modelFormat.weight": ["Not a valid integer."],
+        "runtimes[2].spec.supportedModelFormats[0].autoSelect": ["Not a valid boolean."],
+        "runtimes[3].metadata.name": ["Missing data for required field."],
+        "runtimes[3].spec.disabled": ["Not a valid boolean."],
+    }
+
+
+def test_priority_below_one_is_invalid_even_when_disabled(api):
+    fields = invalid(
+        api, rank_body(model_doc(), runtime_doc("x", entry(priority=-3), disabled=True))
+    )
+    assert list(fields) == ["runtimes[0].spec.supportedModelFormats[0].priority"]
+
+
+def test_model_errors(api):
+    model = model_doc(format_name="")
+    model["apiVersion"] = "ome.io/v1"
+    model["kind"] = "ServingRuntime"
+    model["spec"]["modelFramework"] = {"version": "1"}
+    fields = invalid(api, rank_body(model))
+    assert set(fields) == {
+        "model.apiVersion",
+        "model.kind",
+        "model.spec.modelFormat.name",
+        "model.spec.modelFramework.name",
+    }
+
+
+def test_wrong_types_of_read_fields(api):
+    runtime = runtime_doc(
+        "x",
+        modelSizeRange={"min": 1},
+        acceleratorRequirements={"acceleratorClasses": "a100"},
+        engineConfig={"annotations": {"ome.io/deploymentMode": 5, "other": 7}},
+        supportedModelFormats="nope",
+    )
+    fields = invalid(api, rank_body(model_doc(size=3), runtime))
+    assert set(fields) == {
+        "model.spec.modelParameterSize",
+        "runtimes[0].spec.modelSizeRange.min",
+        "runtimes[0].spec.acceleratorRequirements.acceleratorClasses",
+        "runtimes[0].spec.engineConfig.annotations",
+        "runtimes[0].spec.supportedModelFormats",
+    }
+
+
+def test_diffusion_component_paths(api):
+    pipeline = {"additionalComponents": {"unet": {"library": 3}, "x.y": 4}, "vae": []}
+    fields = invalid(
+        api, rank_body(model_doc(), runtime_doc("x", entry(diffusionPipeline=pipeline)))
+    )
+    prefix = "runtimes[0].spec.supportedModelFormats[0].diffusionPipeline"
+    assert set(fields) == {
+        f'{prefix}.additionalComponents["unet"].library',
+        f'{prefix}.additionalComponents["x.y"]',
+        f"{prefix}.vae",
+    }
+
+
+def test_unknown_fields_are_ignored_and_nulls_are_absent(api):
+    runtime = runtime_doc("x", entry(weight=2.0, priority=None), containers=[{"image": 1}])
+    runtime["metadata"]["labels"] = {"a": 1}
+    runtime["spec"]["modelSizeRange"] = None
+    runtime["spec"]["supportedModelFormats"][0]["unknown"] = {"deep": [1, 2]}
+    response = api.post("/v1/rank", json=rank_body(model_doc(quantization=None), runtime))
+    assert response.status_code == 200
+    assert response.get_json()["runtimes"][0]["score"] == 3
+
+
+def test_duplicate_candidates(api):
+    runtimes = [
+        runtime_doc("dup"),
+        serving_runtime("dup"),
+        runtime_doc("dup"),
+        serving_runtime("dup", namespace=None),
+        serving_runtime("dup", namespace="elsewhere"),
+        serving_runtime("dup", namespace="elsewhere"),
+    ]
+    fields = invalid(api, rank_body(model_doc(), *runtimes))
+    assert set(fields) == {"runtimes[2].metadata.name", "runtimes[3].metadata.name"}
+
+
+def test_inference_service_model_name_must_match(api):
+    body = rank_body(model_doc(), inferenceService=isvc_doc(model={"name": "other"}))
+    assert list(invalid(api, body)) == ["inferenceService.spec.model.name"]
+
+
+def test_inference_service_shape(api):
+    isvc = isvc_doc(annotations={"ome.io/accelerator-class": 3}, engine=[], runtime={"name": 4})
+    isvc["kind"] = "Service"
+    assert set(invalid(api, rank_body(model_doc(), inferenceService=isvc))) == {
+        "inferenceService.kind",
+        "inferenceService.metadata.annotations",
+        "inferenceService.spec.engine",
+        "inferenceService.spec.runtime.name",
+    }
+
+
+@pytest.mark.parametrize("version", ["", "one.three", "1.3-", "v"])
+def test_bad_ome_version(api, version):
+    assert list(invalid(api, rank_body(omeVersion=version))) == ["omeVersion"]
+    assert list(invalid(api, rank_body(), omeVersion=version)) == ["omeVersion"]
+
+
+def test_payload_too_large():
+    config = TestConfig()
+    config.MAX_CONTENT_LENGTH = 1024
+    client = create_app(config).test_client()
+    response = client.post(
+        "/v1/rank", data=b" " * 2048, headers={"Content-Type": "application/json"}
+    )
+    error_of(response, 413, "PayloadTooLarge")
+
+
+def test_too_many_runtimes():
+    config = TestConfig()
+    config.MAX_RUNTIMES = 2
+    client = create_app(config).test_client()
+    body = rank_body(model_doc(), *(runtime_doc(f"r{i}") for i in range(3)))
+    assert (
+        "at most 2"
+        in error_of(client.post("/v1/rank", json=body), 413, "PayloadTooLarge")["message"]
+    )
+
+
+def test_unsupported_media_type_and_routes(api):
+    error_of(
+        api.post("/v1/rank", data=b"a=b", content_type="application/x-www-form-urlencoded"),
+        415,
+        "UnsupportedMediaType",
+    )
+    error_of(api.get("/v1/rank"), 405, "MethodNotAllowed")
+    error_of(api.get("/nowhere"), 404, "NotFound")
+
+
+# Hypothesis: replace any node of a valid request with an arbitrary JSON value.
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _paths(node, path=()):
+    yield path
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, (*path, index))
+
+
+_BASE = rank_body(
+    model_doc(size="7B"),
+    runtime_doc("a", entry(diffusionPipeline={"vae": {"library": "x"}}), size_range={"min": "1B"}),
+    serving_runtime("b", engineConfig={"annotations": {"ome.io/deploymentMode": "MultiNode"}}),
+    inferenceService=isvc_doc(runtime={"name": "a"}, decoder={"acceleratorOverride": {}}),
+)
+_ALL_PATHS = list(_paths(_BASE))
+_fuzz_client = create_app(TestConfig()).test_client()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(_ALL_PATHS), _json_values, st.sampled_from(["/v1/rank", "/v1/select"]))
+def test_no_input_gives_a_500(path, value, endpoint):
+    body = copy.deepcopy(_BASE)
+    if path:
+        parent = body
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = value
+    else:
+        body = value
+    response = _fuzz_client.post(endpoint, data=json.dumps(body), content_type="application/json")
+    assert response.status_code in (200, 400, 404, 422), response.get_data(as_text=True)
+    assert "Traceback" not in response.get_data(as_text=True)

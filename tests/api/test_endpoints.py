@@ -1,0 +1,216 @@
+"""/v1/rank and /v1/select over the WSGI app: formats, negotiation, SPEC §15 bodies."""
+
+import json
+from pathlib import Path
+
+import yaml
+
+from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
+SEED_TABLE = (FIXTURES / "seed_example.txt").read_text()
+YAML = {"Content-Type": "application/yaml"}
+
+
+def test_seed_example_as_yaml_gives_the_table_byte_for_byte(api):
+    response = api.post("/v1/rank", data=SEED_YAML, headers={**YAML, "Accept": "text/plain"})
+    assert response.status_code == 200
+    assert response.mimetype == "text/plain"
+    assert response.get_data(as_text=True) == SEED_TABLE
+
+
+def test_seed_example_json_answer(api):
+    response = api.post("/v1/rank", data=SEED_YAML, headers=YAML)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["selected"] == {
+        "name": "team-llama",
+        "scope": "Namespaced",
+        "score": 2,
+        "explicit": False,
+    }
+    assert body["model"] == {
+        "name": "llama-3-2-3b-instruct",
+        "kind": "BaseModel",
+        "namespace": "llama-demo",
+    }
+    assert [(r["name"], r["score"], r["distance"]) for r in body["runtimes"]] == [
+        ("team-llama", 2, 0.0),
+        ("vllm-llama", 6, 0.0),
+        ("srt-llama-small", 6, 7e9),
+        ("srt-llama-large", 6, 69e9),
+    ]
+    assert list(body) == [
+        "model",
+        "namespace",
+        "omeVersion",
+        "selected",
+        "message",
+        "runtimes",
+        "ignored",
+        "warnings",
+        "notes",
+    ]
+    assert body["omeVersion"] == "1.3"
+
+
+def test_yaml_output_is_the_json_answer(api):
+    as_json = api.post("/v1/rank", data=SEED_YAML, headers=YAML).get_json()
+    response = api.post("/v1/rank", data=SEED_YAML, headers={**YAML, "Accept": "application/yaml"})
+    assert response.mimetype == "application/yaml"
+    assert yaml.safe_load(response.data) == as_json
+
+
+def test_json_and_yaml_inputs_agree(api):
+    docs = [d for d in yaml.safe_load_all(SEED_YAML)]
+    runtimes = [docs[1], *docs[2]["items"]]
+    response = api.post("/v1/rank", json={"model": docs[0], "runtimes": runtimes})
+    assert response.get_json() == api.post("/v1/rank", data=SEED_YAML, headers=YAML).get_json()
+
+
+def test_query_parameters_for_yaml(api):
+    response = api.post("/v1/rank?namespace=elsewhere&omeVersion=1.2", data=SEED_YAML, headers=YAML)
+    body = response.get_json()
+    assert body["namespace"] == "elsewhere"
+    assert body["omeVersion"] == "1.2"
+    assert [i["name"] for i in body["ignored"]] == ["team-llama"]
+    assert body["ignored"][0] == {
+        "name": "team-llama",
+        "scope": "Namespaced",
+        "namespace": "llama-demo",
+        "reason": "ServingRuntime in namespace llama-demo, not in the target namespace elsewhere",
+    }
+    # The model keeps its own namespace in the answer.
+    assert body["model"]["namespace"] == "llama-demo"
+
+
+def test_cluster_model_has_no_namespace(api):
+    body = api.post(
+        "/v1/rank", json=rank_body(model_doc(kind="ClusterBaseModel", namespace=None))
+    ).get_json()
+    assert body["model"]["namespace"] is None
+    assert body["namespace"] == "default"
+    body = api.post("/v1/rank", json=rank_body(model_doc(namespace=None))).get_json()
+    assert body["model"]["namespace"] == "default"
+
+
+def test_select(api):
+    response = api.post("/v1/select", json=rank_body(model_doc(), runtime_doc("rt")))
+    assert response.status_code == 200
+    assert response.get_json() == {
+        "selected": {"name": "rt", "scope": "Cluster", "score": 2, "explicit": False},
+        "message": "Runtime rt will be auto-selected for model llama",
+        "warnings": [],
+    }
+
+
+def test_select_no_runtime_found(api):
+    body = rank_body(
+        model_doc(),
+        runtime_doc("same", disabled=True),
+        serving_runtime("same", entry(format_name="onnx")),
+    )
+    response = api.post("/v1/select", json=body)
+    assert response.status_code == 422
+    error = response.get_json()["error"]
+    assert error["code"] == "NoRuntimeFound"
+    assert error["message"].startswith(
+        "no runtime found to support model llama with format safetensors in namespace demo. "
+        "Checked 2 runtimes (1 namespace-scoped, 1 cluster-scoped). Excluded runtimes: same (model "
+    )
+    # The ServingRuntime's reason wins for a shared name.
+    assert error["excluded"]["same"].startswith("model format 'mt:safetensors")
+    rank = api.post("/v1/rank", json=body).get_json()
+    assert rank["selected"] is None
+    assert rank["message"] == error["message"]
+
+
+def test_select_explicit_errors_and_rank_answers_200(api):
+    missing = rank_body(model_doc(), inferenceService=isvc_doc(runtime={"name": "nope"}))
+    response = api.post("/v1/select", json=missing)
+    assert response.status_code == 404
+    assert response.get_json()["error"] == {
+        "code": "RuntimeNotFound",
+        "message": "runtime nope not found in namespace demo or at cluster scope",
+    }
+    rank = api.post("/v1/rank", json=missing)
+    assert rank.status_code == 200
+    assert rank.get_json()["selected"] is None
+    assert (
+        rank.get_json()["message"] == "runtime nope not found in namespace demo or at cluster scope"
+    )
+    assert rank.get_json()["notes"] == [
+        "spec.runtime is explicit; automatic selection below is hypothetical."
+    ]
+
+    disabled = rank_body(
+        model_doc(),
+        serving_runtime("off", disabled=True),
+        inferenceService=isvc_doc(runtime={"name": "off"}),
+    )
+    response = api.post("/v1/select", json=disabled)
+    assert response.status_code == 422
+    assert response.get_json()["error"] == {
+        "code": "RuntimeDisabled",
+        "message": "namespace-scoped runtime off is disabled",
+    }
+
+
+def test_select_explicit_runtime_with_warning(api):
+    body = rank_body(
+        model_doc(),
+        runtime_doc("odd", entry(format_name="onnx")),
+        inferenceService=isvc_doc(runtime={"name": "odd"}),
+    )
+    response = api.post("/v1/select", json=body)
+    assert response.status_code == 200
+    answer = response.get_json()
+    assert answer["selected"] == {"name": "odd", "scope": "Cluster", "score": 0, "explicit": True}
+    assert answer["message"] == "Runtime odd is named explicitly for model llama"
+    assert answer["warnings"][0].startswith('runtime "odd" does not declare support for model')
+
+
+def test_text_table_for_no_rows_and_dashes(api):
+    body = rank_body(model_doc(), runtime_doc("rt", disabled=True), runtime_doc("ok"))
+    response = api.post("/v1/rank", json=body, headers={"Accept": "text/plain"})
+    assert response.get_data(as_text=True) == (
+        "RUNTIME   SCOPE     COMPATIBLE   PRIORITY   WEIGHT   REASON\n"
+        "ok        Cluster   Yes          1          2        -\n"
+        "rt        Cluster   No           -          -        runtime is disabled\n"
+    )
+
+
+def test_empty_table_is_the_header(api):
+    response = api.post("/v1/rank", json=rank_body(), headers={"Accept": "text/plain"})
+    assert response.get_data(as_text=True) == (
+        "RUNTIME   SCOPE   COMPATIBLE   PRIORITY   WEIGHT   REASON\n"
+    )
+
+
+def test_accept_negotiation(api):
+    body = rank_body(model_doc(), runtime_doc("rt"))
+    for accept, mimetype in [
+        ("*/*", "application/json"),
+        ("image/png", "application/json"),
+        ("text/plain;q=0.5, application/yaml", "application/yaml"),
+        ("text/*", "text/plain"),
+    ]:
+        response = api.post("/v1/rank", json=body, headers={"Accept": accept})
+        assert response.mimetype == mimetype, accept
+
+
+def test_non_finite_distance_is_null_and_size_warnings(api):
+    body = rank_body(model_doc(size="inf"), runtime_doc("rt", size_range={"min": "1B"}))
+    answer = api.post("/v1/rank", json=body).get_json()
+    assert answer["runtimes"][0]["compatible"] is True
+    assert answer["runtimes"][0]["distance"] is None
+    assert answer["warnings"] == [
+        'BaseModel llama: spec.modelParameterSize "inf" is read by OME as +Inf parameters'
+    ]
+
+
+def test_answer_is_valid_strict_json(api):
+    body = rank_body(model_doc(size="nan"), runtime_doc("rt", size_range={"min": "1B"}))
+    raw = api.post("/v1/rank", json=body).get_data(as_text=True)
+    json.loads(raw, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
