@@ -40,7 +40,8 @@ except ImportError:  # pragma: no cover - PyYAML without libyaml: the same stage
 
 MAX_DEPTH = 200
 MAX_ALIASES = 1_000  # alias uses in the whole stream
-MAX_NODES = 1_000_000  # nodes of the whole stream, aliases expanded, mapping keys included
+MAX_NODES = 1_000_000  # nodes of one document, aliases expanded, mapping keys included; also
+#                          the budget of alias-expanded nodes of the whole stream
 MAX_NUMBER_CHARS = 4_300  # Python's int/str digit limit; longer numbers are refused unparsed
 
 MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
@@ -144,6 +145,7 @@ class _Composer(Composer):
     def __init__(self) -> None:
         Composer.__init__(self)
         self._aliases = self._nodes = 0
+        self._expanded = 0  # nodes that alias expansion adds, over the whole stream
         self._depth = 0  # collections open on the current path
         self._peak = 0  # deepest expanded depth reached inside the node being composed
         self._measured: dict[Any, tuple[int, int]] = {}  # anchored node -> (nodes, height)
@@ -164,6 +166,11 @@ class _Composer(Composer):
             if node not in self._measured:  # its anchor is still open: `&a [*a]`, a cycle
                 raise ComposerError(None, None, "found a recursive alias", event.start_mark)
             nodes, height = self._measured[node]
+            # Anchors never cross documents, but the alias budget is the stream's: without a
+            # stream-wide bound, many small documents could each expand to the per-document cap.
+            self._expanded += nodes
+            if self._expanded > MAX_NODES:
+                self._refuse(f"YAML aliases expand to more than {MAX_NODES} nodes", event)
             self._charge(nodes, self._depth + height, event)
             return node
         self._depth += 1  # a sequence or mapping
@@ -176,13 +183,18 @@ class _Composer(Composer):
         self._peak = max(outer_peak, self._peak)
         return node
 
+    def compose_document(self) -> Any:
+        # SPEC §15: the node bound is per expanded document.
+        self._nodes = 0
+        return super().compose_document()
+
     def _charge(self, nodes: int, depth: int, event: Any) -> None:
         self._nodes += nodes
         self._peak = max(self._peak, depth)
         if depth > MAX_DEPTH:
             self._refuse(f"YAML document is nested deeper than {MAX_DEPTH} levels", event)
         if self._nodes > MAX_NODES:
-            self._refuse(f"YAML stream expands to more than {MAX_NODES} nodes", event)
+            self._refuse(f"YAML document expands to more than {MAX_NODES} nodes", event)
 
     def _refuse(self, message: str, event: Any) -> None:
         raise MalformedRequest(message + _at(event.start_mark))

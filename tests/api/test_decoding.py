@@ -321,7 +321,7 @@ def billion_laughs(levels: int = 9) -> bytes:
 
 def test_yaml_billion_laughs_is_rejected():
     assert len(billion_laughs()) < 1_000
-    malformed(decode_yaml_body, billion_laughs(), f"expands to more than {MAX_NODES} nodes")
+    malformed(decode_yaml_body, billion_laughs(), f"expand to more than {MAX_NODES} nodes")
 
 
 def test_yaml_alias_uses_are_bounded_at_1000():
@@ -451,3 +451,21 @@ def test_yaml_fuzz_arbitrary_bytes_and_text(raw):
 def test_yaml_fuzz_yaml_like_text(text):
     _check_yaml(text.encode())
     _check_yaml(("kind: BaseModel\nx: " + text).encode())
+
+
+def test_yaml_node_bound_is_per_document_but_alias_budget_is_per_stream():
+    half = MAX_NODES // 2 + 10  # two documents together exceed MAX_NODES, each stays below
+
+    def runtime(name: str, scalars: int) -> str:
+        items = ", ".join(["0"] * scalars)
+        return f"kind: ServingRuntime\nmetadata: {{name: {name}}}\nx: [{items}]\n"
+
+    stream = "kind: BaseModel\n---\n" + runtime("a", half) + "---\n" + runtime("b", half)
+    assert len(decode_yaml_body(stream.encode())["runtimes"]) == 2
+
+    # Each document's aliases stay far below the per-document bound, but together they
+    # would expand past it: refused.
+    anchored = "[" + ", ".join(["0"] * 2_000) + "]"
+    bomb = "kind: ServingRuntime\na: &x " + anchored + "\nb: [" + ", ".join(["*x"] * 300) + "]\n"
+    stream = "kind: BaseModel\n" + "".join(f"---\n{bomb}" for _ in range(3))
+    malformed(decode_yaml_body, stream.encode(), f"aliases expand to more than {MAX_NODES} nodes")
