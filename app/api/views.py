@@ -18,7 +18,7 @@ from app.errors import (
 from app.schemas.requests import load_rank_request
 from app.selection.ranking import Ranking, rank_runtimes
 
-from . import decoding
+from . import decoding, yaml_stream
 from .rendering import (
     excluded_reasons,
     explain_table,
@@ -52,7 +52,7 @@ def _decoded_body() -> dict:
         if mimetype in JSON_TYPES or mimetype.endswith("+json"):
             return decoding.decode_json_body(raw)
         if mimetype in YAML_TYPES:
-            return decoding.decode_yaml_body(raw)
+            return yaml_stream.decode_yaml_body(raw)
     except decoding.MalformedRequest as error:
         raise MalformedRequest(str(error)) from None
     raise UnsupportedMediaType(

@@ -14,15 +14,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.decoding import (
-    MAX_ALIASES,
-    MAX_DEPTH,
-    MAX_NODES,
-    MalformedRequest,
-    _json_depth,
-    decode_json_body,
-    decode_yaml_body,
-)
+from app.api.decoding import MAX_DEPTH, MalformedRequest, _json_depth, decode_json_body
+from app.api.yaml_stream import MAX_ALIASES, MAX_NODES, decode_yaml_body
 
 MODEL = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: llama}\n"
 ISVC = "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: chat}\n"
