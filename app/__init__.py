@@ -9,14 +9,23 @@ from config.settings import Config
 
 def create_app(config: Config | None = None) -> Flask:
     """Build the WSGI application; the only place that wires things together."""
-    app = Flask(__name__)
+    # No static folder: the service serves no files (/docs is one self-contained page), and
+    # Flask's /static/<path> route would be a route the OpenAPI description does not list.
+    app = Flask(__name__, static_folder=None)
     settings = config or Config()
     app.config.from_object(settings)
     app.config.update(vars(settings))
 
-    from . import errors
+    from . import cache, errors, observability
+    from .api import docs, operations
     from .api.views import bp as ranking_bp
 
+    # First, so that its before_request hook (request id, timer) runs before any other.
+    observability.init_app(app)
     errors.register_error_handlers(app)
+    # Here, not at import: each gunicorn worker builds its app, so its own Redis pool.
+    cache.init_app(app)
     app.register_blueprint(ranking_bp)
+    app.register_blueprint(operations.bp)
+    app.register_blueprint(docs.bp)
     return app

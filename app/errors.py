@@ -6,7 +6,7 @@ import json
 import logging
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Response, g, has_request_context
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,8 @@ HTTP_CODES = {
 
 
 def error_response(status: int, code: str, message: str, **details: Any) -> Response:
+    if has_request_context():
+        g.error_code = code  # for the request's log line (app/observability.py)
     body = {"error": {"code": code, "message": message, **details}}
     payload = json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
     return Response(payload, status=status, content_type="application/json")

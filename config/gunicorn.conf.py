@@ -1,22 +1,97 @@
-"""gunicorn settings for ome-ranker; every value can be overridden from the environment."""
+"""gunicorn settings for ome-ranker; every value can be overridden from the environment.
 
-import multiprocessing
+gunicorn puts the working directory on ``sys.path`` before it reads this file, so the settings
+helpers are shared with the app: a bad value stops start-up with a message naming the variable.
+"""
+
+import glob
+import math
 import os
+import shutil
+import tempfile
+
+from config.settings import _env_int, _env_log_level
+
+MULTIPROC_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"  # app/metrics.py reads the same
+
+
+def available_cpus() -> int:
+    """CPUs this process may use: its affinity mask, capped by a cgroup v2 CPU quota (a
+    container limited to 2 CPUs on a 64-core host should not start 65 workers)."""
+    cpus = len(os.sched_getaffinity(0))
+    try:
+        with open("/sys/fs/cgroup/cpu.max") as limits:
+            quota, period = limits.read().split()
+        if quota != "max":
+            cpus = min(cpus, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return cpus
+
 
 bind = os.environ.get("OME_RANKER_BIND", "127.0.0.1:8080")
 # Ranking is CPU-bound: one worker per core, plus one to cover a worker in I/O.
-workers = int(os.environ.get("OME_RANKER_WORKERS", multiprocessing.cpu_count() + 1))
+workers = _env_int("OME_RANKER_WORKERS", available_cpus() + 1, 1)
 worker_class = "sync"
-timeout = int(os.environ.get("OME_RANKER_WORKER_TIMEOUT", "30"))
-graceful_timeout = int(os.environ.get("OME_RANKER_GRACEFUL_TIMEOUT", "20"))
-keepalive = int(os.environ.get("OME_RANKER_KEEPALIVE", "5"))
+timeout = _env_int("OME_RANKER_WORKER_TIMEOUT", 30, 1)
+# SIGTERM: stop accepting, let in-flight requests finish for this long, then kill.
+graceful_timeout = _env_int("OME_RANKER_GRACEFUL_TIMEOUT", 20, 1)
+keepalive = _env_int("OME_RANKER_KEEPALIVE", 5, 0)
 # Recycle workers now and then so that a slow leak can never grow without bound.
-max_requests = int(os.environ.get("OME_RANKER_MAX_REQUESTS", "10000"))
+max_requests = _env_int("OME_RANKER_MAX_REQUESTS", 10000, 0)
 max_requests_jitter = 1000
 # The application logs one structured line per request; gunicorn's access log is off.
 accesslog = None
 errorlog = "-"
-loglevel = os.environ.get("OME_RANKER_LOG_LEVEL", "info").lower()
+loglevel = _env_log_level("OME_RANKER_LOG_LEVEL", "INFO").lower()
+# gunicorn's own lines as JSON too, through the root handler the workers' app reuses
+# (app/logs.py); that module imports no prometheus_client (see on_starting).
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {},
+    "handlers": {"json": {"class": "app.logs.StderrHandler"}},
+    "root": {"level": "WARNING", "handlers": ["json"]},
+    "loggers": {
+        "gunicorn.error": {"level": loglevel.upper(), "handlers": [], "propagate": True},
+        "gunicorn.access": {"level": "INFO", "handlers": [], "propagate": False},
+    },
+}
+# gunicornc's control socket lives in $HOME, which two instances on one host would share and a
+# container user may not have; signals (TERM, HUP, TTIN/TTOU) do the same job.
+control_socket_disable = True
+# The worker heartbeat file: on tmpfs, so a slow container disk never gets workers killed.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 # The app is built in each worker (never before the fork), so every worker
 # gets its own Redis connection pool.
 preload_app = False
+
+
+# Prometheus multiprocess mode (app/metrics.py): every worker writes its values to files in
+# PROMETHEUS_MULTIPROC_DIR and /metrics sums them. The directory is ours to create and clean.
+_owned_metrics_dir = None
+
+
+def on_starting(server):
+    """In the master, before any worker exists (prometheus_client fixes its mode on import)."""
+    global _owned_metrics_dir
+    path = os.environ.get(MULTIPROC_DIR_VARIABLE)
+    if path:
+        os.makedirs(path, exist_ok=True)
+        for stale in glob.glob(os.path.join(path, "*.db")):  # a previous run's counts
+            os.remove(stale)
+    else:
+        path = _owned_metrics_dir = tempfile.mkdtemp(prefix="ome-ranker-metrics-")
+        os.environ[MULTIPROC_DIR_VARIABLE] = path
+    server.log.info("prometheus multiprocess directory: %s", path)
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):
+    if _owned_metrics_dir is not None:
+        shutil.rmtree(_owned_metrics_dir, ignore_errors=True)

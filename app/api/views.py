@@ -1,21 +1,27 @@
-"""``POST /v1/rank`` and ``POST /v1/select``: thin views that decode, validate,
-rank and render (SPEC §15)."""
+"""``POST /v1/rank`` and ``POST /v1/select``: thin views that look up the ranking cache, then
+decode, validate, rank and render (SPEC §15, §16)."""
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Callable
 
 from flask import Blueprint, Response, current_app, g, request
 
+from app.cache import HIT, CachedAnswer, get_ranking_cache, keys
 from app.errors import (
+    ApiError,
     MalformedRequest,
     NoRuntimeFound,
     PayloadTooLarge,
     RuntimeDisabled,
     RuntimeNotFound,
     UnsupportedMediaType,
+    error_response,
 )
 from app.schemas.requests import load_rank_request
+from app.selection.documents import RankRequest
 from app.selection.ranking import Ranking, rank_runtimes
 
 from . import decoding, yaml_stream
@@ -35,6 +41,7 @@ YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml"})
 JSON_MIME = "application/json"
 TEXT_MIME = "text/plain; charset=utf-8"
 YAML_MIME = "application/yaml"
+OUTPUT_JSON, OUTPUT_TEXT, OUTPUT_YAML = "json", "text", "yaml"  # part of the cache keys
 RANK_OUTPUTS = (
     "application/json",
     "text/plain",
@@ -44,10 +51,13 @@ RANK_OUTPUTS = (
 )
 
 
-def _decoded_body() -> dict:
+def _content_type() -> str:
+    return request.mimetype or "application/json"
+
+
+def _decoded_body(raw: bytes) -> dict:
     """The request body as a dict, from JSON or a kubectl-style YAML stream."""
-    mimetype = request.mimetype or "application/json"
-    raw = request.get_data(cache=False)
+    mimetype = _content_type()
     try:
         if mimetype in JSON_TYPES or mimetype.endswith("+json"):
             return decoding.decode_json_body(raw)
@@ -60,13 +70,10 @@ def _decoded_body() -> dict:
     )
 
 
-def compute_ranking() -> Ranking:
-    """Decode, validate and rank the request body.
-
-    Leaves ``g.runtime_count``, ``g.selection_seconds`` and ``g.ranking`` for the
-    request log line and the metrics.
-    """
-    body = _decoded_body()
+def load_request(raw: bytes) -> RankRequest:
+    """Decode and validate the request body; leaves ``g.runtime_count`` for the log and
+    metrics. Raises the 400/413/415/422 errors, which are never cached."""
+    body = _decoded_body(raw)
     runtime_docs = body.get("runtimes")
     limit = current_app.config["MAX_RUNTIMES"]
     if isinstance(runtime_docs, list) and len(runtime_docs) > limit:
@@ -74,39 +81,103 @@ def compute_ranking() -> Ranking:
             f"request has {len(runtime_docs)} runtimes; this service accepts at most {limit}"
         )
     rank_request = load_rank_request(body, request.args)
+    g.runtime_count = len(rank_request.runtimes)
+    return rank_request
+
+
+def compute_ranking(rank_request: RankRequest) -> Ranking:
+    """Rank a validated request; leaves ``g.selection_seconds`` and ``g.ranking`` for the
+    request log line and the metrics."""
     started = time.perf_counter()
     ranking = rank_runtimes(rank_request)
     g.selection_seconds = time.perf_counter() - started
-    g.runtime_count = len(rank_request.runtimes)
     g.ranking = ranking
     return ranking
 
 
-def _respond(payload: bytes, mimetype: str, status: int = 200) -> Response:
-    return Response(payload, status=status, content_type=mimetype)
+def cached_answer(
+    endpoint: str, output: str, render: Callable[[Ranking], CachedAnswer]
+) -> Response:
+    """SPEC §16. First the digest of the raw request, so a repeat costs a hash and a GET; on a
+    miss, decode and validate, then the key of the canonical inputs (a request that differs
+    only in what selection ignores); on a miss there too, rank and render, and store the
+    answer under both keys. ``Cache-Control: no-cache`` skips the reads, not the write."""
+    cache = get_ranking_cache(current_app)
+    session = cache.session(bypass=bool(request.cache_control.no_cache))
+    g.cache_result = session.result
+    raw = request.get_data(cache=False)
+    request_key = keys.request_key(
+        cache.prefix,
+        raw,
+        endpoint=endpoint,
+        output=output,
+        content_type=_content_type(),
+        namespace=request.args.get("namespace"),
+        ome_version=request.args.get("omeVersion"),
+        max_runtimes=current_app.config["MAX_RUNTIMES"],
+    )
+    answer = session.lookup(request_key)
+    if answer is None:
+        rank_request = load_request(raw)
+        ranking_key = keys.ranking_key(cache.prefix, rank_request, endpoint, output)
+        answer = session.lookup(ranking_key)
+        if answer is not None:
+            session.store({request_key: answer}, fresh=False)
+        else:
+            answer = render(compute_ranking(rank_request))
+            session.store({request_key: answer, ranking_key: answer}, fresh=True)
+    g.cache_result = session.result
+    if answer.status >= 400 and session.result == HIT:
+        # error_response() leaves the code for the log line on a miss; a hit of an OME error
+        # (/v1/select's 404/422) must read the same.
+        g.error_code = json.loads(answer.body)["error"]["code"]
+    return Response(answer.body, status=answer.status, content_type=answer.content_type)
+
+
+@bp.after_request
+def _cache_header(response: Response) -> Response:
+    result = g.get("cache_result")
+    if result is not None:  # also on the errors of these views: they were not cached either
+        response.headers["X-Cache"] = result
+    return response
+
+
+def _rank_answer(ranking: Ranking, output: str) -> CachedAnswer:
+    if output == OUTPUT_TEXT:
+        return CachedAnswer(200, TEXT_MIME, explain_table(ranking).encode("utf-8", "replace"))
+    body = ranking_body(ranking)
+    if output == OUTPUT_YAML:
+        return CachedAnswer(200, YAML_MIME, to_yaml(body))
+    return CachedAnswer(200, JSON_MIME, to_json(body))
+
+
+def _error_answer(error: ApiError) -> CachedAnswer:
+    response = error_response(error.status, error.code, error.message, **error.details)
+    return CachedAnswer(response.status_code, response.content_type, response.get_data())
+
+
+def _select_answer(ranking: Ranking) -> CachedAnswer:
+    # OME's own errors are answers about the inputs, cached like a 200 (SPEC §7, §15).
+    error = ranking.explicit_error
+    if error is not None:
+        kind = RuntimeNotFound if error.code == RuntimeNotFound.code else RuntimeDisabled
+        return _error_answer(kind(error.message))
+    if ranking.selected is None:
+        return _error_answer(NoRuntimeFound(ranking.message, excluded=excluded_reasons(ranking)))
+    return CachedAnswer(200, JSON_MIME, to_json(select_body(ranking)))
 
 
 @bp.post("/v1/rank")
 def rank() -> Response:
     """The whole ranking, as JSON, the explain table, or YAML (``Accept``)."""
     wanted = request.accept_mimetypes.best_match(RANK_OUTPUTS, default=JSON_MIME)
-    ranking = compute_ranking()
-    if wanted == "text/plain":
-        return _respond(explain_table(ranking).encode("utf-8", "replace"), TEXT_MIME)
-    body = ranking_body(ranking)
+    output = OUTPUT_TEXT if wanted == "text/plain" else OUTPUT_JSON
     if wanted in YAML_TYPES:
-        return _respond(to_yaml(body), YAML_MIME)
-    return _respond(to_json(body), JSON_MIME)
+        output = OUTPUT_YAML
+    return cached_answer("rank", output, lambda ranking: _rank_answer(ranking, output))
 
 
 @bp.post("/v1/select")
 def select() -> Response:
     """Only the runtime OME would use, or the error OME would report."""
-    ranking = compute_ranking()
-    error = ranking.explicit_error
-    if error is not None:
-        kind = RuntimeNotFound if error.code == RuntimeNotFound.code else RuntimeDisabled
-        raise kind(error.message)
-    if ranking.selected is None:
-        raise NoRuntimeFound(ranking.message, excluded=excluded_reasons(ranking))
-    return _respond(to_json(select_body(ranking)), JSON_MIME)
+    return cached_answer("select", OUTPUT_JSON, _select_answer)

@@ -1,0 +1,84 @@
+"""Examples for the OpenAPI spec: the seed page's worked example, computed, never hand-copied.
+
+``seed_example.yaml`` is a copy of ``tests/fixtures/seed_example.yaml`` (a test keeps the two
+identical) so that the image, which ships no tests, can still show it. Every answer below is
+what the service itself computes for it, so the examples cannot drift from the behaviour.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from app.api import yaml_stream
+from app.api.rendering import explain_table, ranking_body, select_body
+from app.schemas.requests import load_rank_request
+from app.selection.ranking import rank_runtimes
+
+SEED_YAML_PATH = Path(__file__).with_name("seed_example.yaml")
+
+
+@cache
+def seed_examples() -> dict[str, Any]:
+    """The seed request as YAML and JSON, and the three answers to it."""
+    yaml_text = SEED_YAML_PATH.read_text(encoding="utf-8")
+    body = yaml_stream.decode_yaml_body(yaml_text.encode("utf-8"))
+    ranking = rank_runtimes(load_rank_request(body, {}))
+    return {
+        "yaml_request": yaml_text,
+        "json_request": body,
+        "rank_response": ranking_body(ranking),
+        "explain_table": explain_table(ranking),
+        "select_response": select_body(ranking),
+    }
+
+
+def error_examples(max_runtimes: int) -> dict[str, dict[str, Any]]:
+    """One example body per error code, keyed by the code (texts as the service words them)."""
+
+    def error(code: str, message: str, **details: Any) -> dict[str, Any]:
+        return {"error": {"code": code, "message": message, **details}}
+
+    priority_path = "runtimes[2].spec.supportedModelFormats[0].priority"
+    return {
+        "MalformedRequest": error("MalformedRequest", "'runtimes' is required and must be a list"),
+        "NotFound": error(
+            "NotFound",
+            "The requested URL was not found on the server. If you entered the URL manually "
+            "please check your spelling and try again.",
+        ),
+        "MethodNotAllowed": error(
+            "MethodNotAllowed", "The method is not allowed for the requested URL."
+        ),
+        "PayloadTooLarge": error(
+            "PayloadTooLarge",
+            f"request has {max_runtimes + 1} runtimes; this service accepts at most {max_runtimes}",
+        ),
+        "BodyTooLarge": error(
+            "PayloadTooLarge", "The data value transmitted exceeds the capacity limit."
+        ),
+        "UnsupportedMediaType": error(
+            "UnsupportedMediaType",
+            "unsupported Content-Type 'text/csv': send application/json or application/yaml",
+        ),
+        "InvalidDocument": error(
+            "InvalidDocument",
+            f"invalid document: {priority_path}: Must be at least 1.",
+            fields={priority_path: ["Must be at least 1."]},
+        ),
+        "NoRuntimeFound": error(
+            "NoRuntimeFound",
+            "no runtime found to support model llama-3-2-3b-instruct with format safetensors "
+            "in namespace llama-demo. Checked 1 runtimes (0 namespace-scoped, 1 "
+            "cluster-scoped). Excluded runtimes: vllm-llama (runtime is disabled)",
+            excluded={"vllm-llama": "runtime is disabled"},
+        ),
+        "RuntimeNotFound": error(
+            "RuntimeNotFound",
+            "runtime vllm-lama not found in namespace llama-demo or at cluster scope",
+        ),
+        "RuntimeDisabled": error(
+            "RuntimeDisabled", "cluster-scoped runtime vllm-llama is disabled"
+        ),
+    }

@@ -1,0 +1,189 @@
+"""The paths of the OpenAPI description (SPEC §15): the ranking endpoints, the probes, the
+metrics and the documentation, with their examples. ``app.api.openapi`` assembles the spec."""
+
+from __future__ import annotations
+
+from app.observability import REQUEST_ID_HEADER
+from app.schemas import api as schemas
+
+from .examples import seed_examples
+
+JSON = "application/json"
+YAML_REQUEST_TYPES = ("application/yaml", "application/x-yaml", "text/yaml")
+
+RANK_DESCRIPTION = """\
+Every candidate runtime in OME's order, with priority, weight, score, size distance and the \
+reason for each incompatible one, plus the selected runtime and OME's message.
+
+The answer follows `Accept`: `application/json` (the default, also for an `Accept` naming no \
+supported type), `text/plain` (the explain table, byte for byte as `kubectl ome runtime explain` \
+writes it to a file) or `application/yaml` (the JSON answer as YAML)."""
+
+SELECT_DESCRIPTION = """\
+Only the runtime OME would use, or the error OME would report: 422 `NoRuntimeFound` when \
+nothing qualifies, 404 `RuntimeNotFound` or 422 `RuntimeDisabled` for an explicit \
+`spec.runtime.name` that cannot be used."""
+
+YAML_BODY_DESCRIPTION = """\
+A `---`-separated stream of manifests and/or `kind: List` objects, as `kubectl apply -f` takes \
+it: exactly one BaseModel or ClusterBaseModel, any number of ServingRuntimes and \
+ClusterServingRuntimes, at most one InferenceService. `namespace` and `omeVersion` come as query \
+parameters. Loaded safely: no object-building tags, at most 1 000 aliases, at most 1 000 000 \
+nodes per document with aliases expanded, at most 200 levels of nesting."""
+
+
+def ranking_operations() -> dict[str, dict]:
+    seed = seed_examples()
+    request_body = {
+        "required": True,
+        "description": "The model, the candidate runtimes and optionally the InferenceService.",
+        "content": {
+            JSON: {
+                "schema": schemas.RankRequestSchema,
+                "examples": {
+                    "seed": {"summary": "The seed page's example", "value": seed["json_request"]}
+                },
+            },
+            **{
+                media_type: {
+                    "schema": {"type": "string", "description": YAML_BODY_DESCRIPTION},
+                    "examples": {
+                        "seed": {
+                            "summary": "The seed page's example",
+                            "value": seed["yaml_request"],
+                        }
+                    },
+                }
+                for media_type in YAML_REQUEST_TYPES
+            },
+        },
+    }
+    parameters = ["Namespace", "OmeVersion", "RequestId", "CacheControl"]
+    answer_headers = {REQUEST_ID_HEADER: REQUEST_ID_HEADER, "X-Cache": "X-Cache"}
+    rank_example = {"seed": {"value": seed["rank_response"]}}
+    return {
+        "/v1/rank": {
+            "post": {
+                "operationId": "rankRuntimes",
+                "tags": ["ranking"],
+                "summary": "Rank every candidate runtime as OME would",
+                "description": RANK_DESCRIPTION,
+                "parameters": parameters,
+                "requestBody": request_body,
+                "responses": {
+                    "200": {
+                        "description": "The ranking.",
+                        "headers": answer_headers,
+                        "content": {
+                            JSON: {"schema": schemas.RankResponseSchema, "examples": rank_example},
+                            "text/plain": {
+                                "schema": {"type": "string"},
+                                "examples": {"seed": {"value": seed["explain_table"]}},
+                            },
+                            "application/yaml": {
+                                "schema": schemas.RankResponseSchema,
+                                "examples": rank_example,
+                            },
+                        },
+                    },
+                    "400": "MalformedRequest",
+                    "413": "PayloadTooLarge",
+                    "415": "UnsupportedMediaType",
+                    "422": "InvalidDocument",
+                },
+            }
+        },
+        "/v1/select": {
+            "post": {
+                "operationId": "selectRuntime",
+                "tags": ["ranking"],
+                "summary": "The runtime OME would use",
+                "description": SELECT_DESCRIPTION,
+                "parameters": parameters,
+                "requestBody": request_body,
+                "responses": {
+                    "200": {
+                        "description": "The selected runtime.",
+                        "headers": answer_headers,
+                        "content": {
+                            JSON: {
+                                "schema": schemas.SelectResponseSchema,
+                                "examples": {"seed": {"value": seed["select_response"]}},
+                            }
+                        },
+                    },
+                    "400": "MalformedRequest",
+                    "404": "RuntimeNotFound",
+                    "413": "PayloadTooLarge",
+                    "415": "UnsupportedMediaType",
+                    "422": "SelectUnprocessable",
+                },
+            }
+        },
+    }
+
+
+def _get(operation_id: str, tag: str, summary: str, description: str, content: dict) -> dict:
+    return {
+        "get": {
+            "operationId": operation_id,
+            "tags": [tag],
+            "summary": summary,
+            "description": description,
+            "parameters": ["RequestId"],
+            "responses": {
+                "200": {
+                    "description": summary,
+                    "headers": {REQUEST_ID_HEADER: REQUEST_ID_HEADER},
+                    "content": content,
+                }
+            },
+        }
+    }
+
+
+def service_operations() -> dict[str, dict]:
+    text = {"schema": {"type": "string"}}
+    return {
+        "/healthz": _get(
+            "liveness",
+            "operations",
+            "Liveness: the process answers",
+            "Checks nothing else, so a Redis outage never gets the process restarted.",
+            {JSON: {"schema": schemas.HealthSchema, "example": {"status": "ok"}}},
+        ),
+        "/readyz": _get(
+            "readiness",
+            "operations",
+            "Readiness: the service can answer rankings",
+            "Reports the ranking cache's backend and state. Stays 200 with the cache `down`: "
+            "the cache is an accelerator, never a dependency (SPEC §16).",
+            {
+                JSON: {
+                    "schema": schemas.ReadinessSchema,
+                    "example": {"status": "ready", "cache": {"backend": "redis", "state": "up"}},
+                }
+            },
+        ),
+        "/metrics": _get(
+            "metrics",
+            "operations",
+            "Prometheus metrics",
+            "Prometheus text exposition format 0.0.4, summed over every gunicorn worker.",
+            {"text/plain": text},
+        ),
+        "/openapi.json": _get(
+            "openapiSpec",
+            "documentation",
+            "This OpenAPI description",
+            "OpenAPI 3.1, generated from the service's marshmallow schemas.",
+            {JSON: {"schema": {"type": "object"}}},
+        ),
+        "/docs": _get(
+            "apiDocs",
+            "documentation",
+            "This description as a web page",
+            "A self-contained HTML page (no external assets), rendered from `/openapi.json`.",
+            {"text/html": text},
+        ),
+    }

@@ -1,0 +1,58 @@
+"""Endpoints for whoever runs the service: ``/healthz``, ``/readyz`` and ``/metrics``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app
+
+from app.observability import service_metrics, sync_cache_metrics
+from app.schemas.api import HealthSchema, ReadinessSchema
+
+from .rendering import to_json
+
+bp = Blueprint("operations", __name__)
+
+health_schema = HealthSchema()
+readiness_schema = ReadinessSchema()
+
+
+def _uncached(payload: bytes, content_type: str) -> Response:
+    response = Response(payload, status=200, content_type=content_type)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def cache_readiness() -> dict[str, Any] | None:
+    """The ranking cache's backend and whether it answers now.
+
+    One guarded round trip, bounded by ``OME_RANKER_REDIS_TIMEOUT`` and skipped while the
+    breaker is open, so that a Redis that died while no request came is reported down too.
+    """
+    cache = current_app.extensions.get("ranking_cache")
+    if cache is None:
+        return None
+    reachable = cache.ping()
+    return {"backend": cache.describe()["backend"], "state": "up" if reachable else "down"}
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    """Liveness: answers while the process does; checks no dependency, so that an outage of
+    Redis never gets healthy workers restarted."""
+    return _uncached(to_json(health_schema.dump({"status": "ok"})), "application/json")
+
+
+@bp.get("/readyz")
+def readyz() -> Response:
+    """Readiness: 200 whenever the app is built, Redis up or not (SPEC §16: the cache is an
+    accelerator, never a dependency); the body says how the cache is doing."""
+    body = readiness_schema.dump({"status": "ready", "cache": cache_readiness()})
+    return _uncached(to_json(body), "application/json")
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    sync_cache_metrics(current_app)
+    payload, content_type = service_metrics(current_app).exposition()
+    return _uncached(payload, content_type)

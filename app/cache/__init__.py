@@ -1,0 +1,64 @@
+"""The ranking cache of SPEC §16, bound to an app in ``create_app``.
+
+Following the Flask extension pattern, the per-app object lives in
+``app.extensions["ranking_cache"]`` (never in a module global): every gunicorn worker builds its
+app, and so its own connection pool, after the fork.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+from .backends import MemoryBackend, RedisBackend
+from .breaker import CircuitBreaker
+from .framing import CachedAnswer
+from .ranking_cache import BYPASS, HIT, MISS, CacheSession, RankingCache
+
+EXTENSION_NAME = "ranking_cache"
+
+__all__ = [
+    "BYPASS",
+    "EXTENSION_NAME",
+    "HIT",
+    "MISS",
+    "CacheSession",
+    "CachedAnswer",
+    "RankingCache",
+    "build_ranking_cache",
+    "get_ranking_cache",
+    "init_app",
+]
+
+
+def build_ranking_cache(config: Mapping[str, Any]) -> RankingCache:
+    """The cache the settings ask for: Redis (or Redis Cluster) with ``REDIS_URL``, else an
+    in-process LRU. Makes no connection."""
+    url = config["REDIS_URL"]
+    if url:
+        timeout, cluster = config["REDIS_TIMEOUT_SECONDS"], config["REDIS_CLUSTER"]
+        backend: MemoryBackend | RedisBackend = RedisBackend(url, timeout, cluster=cluster)
+    else:
+        backend = MemoryBackend(config["CACHE_LOCAL_ENTRIES"])
+    return RankingCache(
+        backend,
+        prefix=config["CACHE_PREFIX"],
+        ttl=config["CACHE_TTL_SECONDS"],
+        breaker=CircuitBreaker(
+            config["CACHE_BREAKER_FAILURES"], config["CACHE_BREAKER_COOLDOWN_SECONDS"]
+        ),
+        log_interval=config["CACHE_LOG_INTERVAL_SECONDS"],
+    )
+
+
+def init_app(app: Flask) -> RankingCache:
+    cache = build_ranking_cache(app.config)
+    app.extensions[EXTENSION_NAME] = cache
+    return cache
+
+
+def get_ranking_cache(app: Flask) -> RankingCache:
+    """The app's cache (what /metrics and /readyz read ``describe()`` and the counters of)."""
+    return app.extensions[EXTENSION_NAME]

@@ -1,0 +1,113 @@
+"""Ranking-cache key names and how they are derived from a request (SPEC §16).
+
+Two keyspaces hold the same kind of value (a framed, rendered answer):
+
+``<prefix>rank:v<rules>:<sha256>``
+    keyed by the *inputs*: a canonical encoding of the validated ``RankRequest``, so requests that
+    differ only in what selection ignores (container images, labels, key order, runtime order)
+    share the entry.
+``<prefix>req:v<rules>:<sha256>``
+    keyed by the *raw request* (body bytes, content type, query parameters), so a repeated
+    request is answered for the price of a hash and a GET, before any decoding or validation.
+
+The rules version is in the key name as well as in the hash so that a data migration can find the
+entries of older rules without reading them (``migrations/0001_purge_older_rules.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from app.selection import RULES_VERSION
+from app.selection.documents import RankRequest
+from app.selection.ranking import target_namespace
+
+RANKING_KEYSPACE = "rank"
+REQUEST_KEYSPACE = "req"
+MIGRATIONS_KEY = "migrations"  # hash: migration id -> when and what it did (migrations/)
+MIGRATIONS_LOCK_KEY = "migrations:lock"
+ENTRY_KEY = re.compile(
+    rf"(?P<space>{RANKING_KEYSPACE}|{REQUEST_KEYSPACE}):v(?P<rules>\d+):[0-9a-f]{{64}}\Z"
+)
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_HEAD_FIELDS = tuple(field.name for field in fields(RankRequest) if field.name != "runtimes")
+# canonical_inputs splices the runtimes in as the last member of the document, which is only
+# canonical (sorted keys) while "runtimes" sorts after every other key.
+if max((*_HEAD_FIELDS, "endpoint", "output", "rules")) >= "runtimes":  # pragma: no cover
+    raise RuntimeError("a RankRequest field sorts after 'runtimes'; update canonical_inputs")
+
+
+def _dumps(value: Any) -> bytes:
+    # ensure_ascii: lone surrogates and any other code point encode unambiguously as escapes.
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def _plain(value: Any) -> Any:
+    """A frozen selection document as JSON values: dataclasses become objects of their fields."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    kind = type(value)
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        if not is_dataclass(kind):
+            raise TypeError(f"cannot encode {kind.__name__} in a cache key")
+        names = _FIELD_NAMES[kind] = tuple(field.name for field in fields(kind))
+    return {name: _plain(getattr(value, name)) for name in names}
+
+
+def canonical_inputs(rank_request: RankRequest, endpoint: str, output: str) -> bytes:
+    """Canonical JSON of everything one cached answer depends on.
+
+    The request's own ``namespace`` is replaced by the target namespace (SPEC §2), the only thing
+    selection reads it for; runtimes are sorted by their encoding, since no answer depends on
+    their order (SPEC §15 "Response fields").
+    """
+    document = {name: _plain(getattr(rank_request, name)) for name in _HEAD_FIELDS}
+    document["namespace"] = target_namespace(rank_request)
+    document.update(endpoint=endpoint, output=output, rules=RULES_VERSION)
+    runtimes = sorted(_dumps(_plain(runtime)) for runtime in rank_request.runtimes)
+    # Splicing the encoded runtimes in as the last member gives exactly what json.dumps with
+    # sort_keys would give for the whole document, without encoding each runtime twice.
+    head = _dumps(document)
+    return b"".join((head[:-1], b',"runtimes":[', b",".join(runtimes), b"]}"))
+
+
+def entry_key(prefix: str, keyspace: str, digest: str) -> str:
+    return f"{prefix}{keyspace}:v{RULES_VERSION}:{digest}"
+
+
+def ranking_key(prefix: str, rank_request: RankRequest, endpoint: str, output: str) -> str:
+    """Key of the answer for these inputs, whatever the request looked like on the wire."""
+    digest = hashlib.sha256(canonical_inputs(rank_request, endpoint, output)).hexdigest()
+    return entry_key(prefix, RANKING_KEYSPACE, digest)
+
+
+def request_key(
+    prefix: str,
+    body: bytes,
+    *,
+    endpoint: str,
+    output: str,
+    content_type: str,
+    namespace: str | None,
+    ome_version: str | None,
+    max_runtimes: int,
+) -> str:
+    """Key of the answer for this exact request: everything the answer can depend on before
+    the body is decoded. ``max_runtimes`` is in it because the same body can be a 413 under a
+    smaller limit of another deployment sharing the Redis.
+    """
+    head = [RULES_VERSION, endpoint, output, content_type, namespace, ome_version, max_runtimes]
+    digest = hashlib.sha256(_dumps(head))
+    digest.update(b"\n")  # never in the ASCII-escaped head: the body starts unambiguously
+    digest.update(body)
+    return entry_key(prefix, REQUEST_KEYSPACE, digest.hexdigest())

@@ -1,0 +1,148 @@
+"""Prometheus metrics, correct under several gunicorn workers.
+
+With ``PROMETHEUS_MULTIPROC_DIR`` set (config/gunicorn.conf.py sets it before any worker starts),
+prometheus_client keeps every worker's values in files there and ``/metrics`` sums them, dead
+workers' counts included. Without it (tests, ``flask run``) each app gets its own registry, so
+two apps in one process never share a count.
+
+Cache counters are mirrored from the cache's own (``RankingCache.stats()``): after each request
+and before each scrape the increase since the last look is added, so the cache stays the single
+place that decides what a hit, a miss or an error is.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+
+from prometheus_client import (
+    CONTENT_TYPE_PLAIN_0_0_4,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+    values,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
+
+from config.settings import SettingsError
+
+# The ``*_created`` series exist only in single-process mode; dropping them everywhere keeps the
+# output of ``flask run`` and of gunicorn the same.
+disable_created_metrics()
+
+MULTIPROC_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+UNMATCHED_ENDPOINT = "unmatched"  # any path no route serves: one label value, not one per URL
+# RankingCache.stats() key -> metric name and help text.
+CACHE_COUNTERS = {
+    "hits": ("ome_ranker_cache_hits", "Answers served from the ranking cache."),
+    "misses": ("ome_ranker_cache_misses", "Answers computed and stored after a cache miss."),
+    "bypasses": ("ome_ranker_cache_bypasses", "Answers computed without reading the cache."),
+    "errors": ("ome_ranker_cache_errors", "Failed cache operations (answered uncached)."),
+    "corrupt": ("ome_ranker_cache_corrupt_entries", "Cache entries that failed verification."),
+    "skipped": (
+        "ome_ranker_cache_skipped",
+        "Cache operations skipped: circuit breaker open or an earlier failure in the request.",
+    ),
+}
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+SELECTION_BUCKETS = (
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+)  # fmt: skip
+RUNTIME_BUCKETS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 10000)
+
+
+def multiprocess_dir() -> str | None:
+    """The multiprocess directory, checked at start-up; None in single-process mode."""
+    path = os.environ.get(MULTIPROC_DIR_VARIABLE) or None
+    if path is None:
+        return None
+    if not os.path.isdir(path):
+        raise SettingsError(f"{MULTIPROC_DIR_VARIABLE} must be an existing directory: {path!r}")
+    if values.ValueClass is values.MutexValue:
+        # prometheus_client picks its storage once, on import: counts would stay in memory.
+        raise SettingsError(
+            f"{MULTIPROC_DIR_VARIABLE} was set after prometheus_client was imported; "
+            "set it before the process starts"
+        )
+    return path
+
+
+class ServiceMetrics:
+    """The service's metrics; one per app, in ``app.extensions["metrics"]``."""
+
+    def __init__(self, multiproc_dir: str | None) -> None:
+        self.multiproc_dir = multiproc_dir
+        # In multiprocess mode values live in files and are collected from there.
+        self.registry = None if multiproc_dir else CollectorRegistry()
+        labels = ("endpoint", "method", "status")
+        self.requests = Counter(
+            "ome_ranker_http_requests", "HTTP requests answered.", labels, registry=self.registry
+        )
+        self.latency = Histogram(
+            "ome_ranker_http_request_duration_seconds",
+            "Time from the request reaching the app to the response leaving it.",
+            labels,
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.runtimes = Histogram(
+            "ome_ranker_runtimes_per_request",
+            "Runtimes in each request that was decoded (not answered from the request-keyed "
+            "cache, which never decodes the body).",
+            ("endpoint",),
+            buckets=RUNTIME_BUCKETS,
+            registry=self.registry,
+        )
+        self.selection = Histogram(
+            "ome_ranker_selection_duration_seconds",
+            "Time spent ranking (the selection rules alone, no decoding or rendering).",
+            ("endpoint",),
+            buckets=SELECTION_BUCKETS,
+            registry=self.registry,
+        )
+        self.cache = {
+            key: Counter(name, text, registry=self.registry)
+            for key, (name, text) in CACHE_COUNTERS.items()
+        }
+        self._cache_seen: dict[str, int] = dict.fromkeys(CACHE_COUNTERS, 0)
+        self._cache_lock = threading.Lock()
+
+    def observe_request(
+        self, endpoint: str | None, method: str, status: int, seconds: float
+    ) -> None:
+        labels = (
+            endpoint or UNMATCHED_ENDPOINT,
+            method if method in KNOWN_METHODS else "other",
+            str(status),
+        )
+        self.requests.labels(*labels).inc()
+        self.latency.labels(*labels).observe(seconds)
+
+    def observe_runtimes(self, endpoint: str, runtime_count: int) -> None:
+        self.runtimes.labels(endpoint).observe(runtime_count)
+
+    def observe_selection(self, endpoint: str, seconds: float) -> None:
+        self.selection.labels(endpoint).observe(seconds)
+
+    def sync_cache(self, stats: Mapping[str, int]) -> None:
+        """Add what the cache counted since the last call."""
+        with self._cache_lock:
+            for key, counter in self.cache.items():
+                total = stats.get(key, 0)
+                if total > self._cache_seen[key]:
+                    counter.inc(total - self._cache_seen[key])
+                self._cache_seen[key] = total
+
+    def exposition(self) -> tuple[bytes, str]:
+        """The text format body and its content type."""
+        registry = self.registry
+        if registry is None:
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry, path=self.multiproc_dir)
+        # 0.0.4, not prometheus_client's newer default: every Prometheus version reads it, and
+        # for names like ours (plain ASCII) the body is the same.
+        return generate_latest(registry), CONTENT_TYPE_PLAIN_0_0_4

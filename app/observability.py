@@ -1,0 +1,113 @@
+"""Per-request observability: the request id, one JSON log line per request, the metrics.
+
+The views leave what they learnt in ``g`` (``runtime_count``, ``selection_seconds``, ``ranking``,
+``cache_result``, ``error_code``); this module reads it once the response exists, so the views
+stay free of logging and metrics calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+
+from flask import Flask, Response, current_app, g, request
+
+from .logs import configure_logging
+from .metrics import ServiceMetrics, multiprocess_dir
+
+REQUEST_ID_HEADER = "X-Request-ID"
+REQUEST_ID_MAX_LENGTH = 128
+# Visible ASCII only, bounded: the id goes into every log line and back into a response header.
+REQUEST_ID = re.compile(rf"[!-~]{{1,{REQUEST_ID_MAX_LENGTH}}}\Z")
+# Probes and scrapes arrive every few seconds from every load balancer and Prometheus: their
+# lines are DEBUG, so the INFO log holds the traffic that matters.
+QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+METRICS_EXTENSION = "metrics"
+
+access_log = logging.getLogger("app.access")
+ranking_log = logging.getLogger("app.ranking")
+
+
+def request_id_from(header: str | None) -> str:
+    """The caller's id when it is safe to log and echo, else a new one."""
+    if header is not None and REQUEST_ID.match(header):
+        return header
+    return uuid.uuid4().hex
+
+
+def init_app(app: Flask) -> ServiceMetrics:
+    configure_logging(app.config["LOG_LEVEL"])
+    metrics = ServiceMetrics(multiprocess_dir())
+    app.extensions[METRICS_EXTENSION] = metrics
+    app.before_request(_start_request)
+    app.after_request(_finish_request)
+    return metrics
+
+
+def service_metrics(app: Flask) -> ServiceMetrics:
+    return app.extensions[METRICS_EXTENSION]
+
+
+def sync_cache_metrics(app: Flask) -> None:
+    cache = app.extensions.get("ranking_cache")
+    if cache is not None:
+        service_metrics(app).sync_cache(cache.stats())
+
+
+def _start_request() -> None:
+    g.request_started = time.perf_counter()
+    g.request_id = request_id_from(request.headers.get(REQUEST_ID_HEADER))
+
+
+def _finish_request(response: Response) -> Response:
+    started = g.get("request_started")
+    seconds = time.perf_counter() - started if started is not None else 0.0
+    if g.get("request_id") is None:  # an earlier before_request answered before ours ran
+        g.request_id = request_id_from(request.headers.get(REQUEST_ID_HEADER))
+    response.headers[REQUEST_ID_HEADER] = g.request_id
+    endpoint = request.url_rule.rule if request.url_rule is not None else None
+
+    metrics = service_metrics(current_app)
+    metrics.observe_request(endpoint, request.method, response.status_code, seconds)
+    runtime_count, selection_seconds = g.get("runtime_count"), g.get("selection_seconds")
+    if endpoint is not None and runtime_count is not None:
+        metrics.observe_runtimes(endpoint, runtime_count)
+    if endpoint is not None and selection_seconds is not None:
+        metrics.observe_selection(endpoint, selection_seconds)
+    sync_cache_metrics(current_app)
+
+    ranking = g.get("ranking")
+    if ranking is not None and ranking.selected is not None:
+        chosen = ranking.selected
+        ranking_log.info(
+            "Selected runtime",
+            extra={
+                "fields": {
+                    "runtime": chosen.name,
+                    "isCluster": chosen.scope == "Cluster",
+                    "score": chosen.score,
+                    "explicit": chosen.explicit,
+                    "model": ranking.model.name,
+                    "namespace": ranking.namespace,
+                }
+            },
+        )
+    access_log.log(
+        logging.DEBUG if request.path in QUIET_PATHS else logging.INFO,
+        "request",
+        extra={
+            "fields": {
+                "method": request.method,
+                "path": request.path,
+                "status": response.status_code,
+                "durationMs": round(seconds * 1000, 3),
+                "cache": g.get("cache_result"),
+                "runtimes": runtime_count,
+                "error": g.get("error_code"),
+                "remoteAddr": request.remote_addr,
+            }
+        },
+    )
+    return response

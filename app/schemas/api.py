@@ -1,0 +1,208 @@
+"""marshmallow schemas of the HTTP bodies of SPEC §15, as the OpenAPI spec documents them.
+
+The request is loaded by ``app.schemas.requests`` (which needs full error paths and a 400/422
+split no single schema gives); these schemas describe the same shape for ``/openapi.json``.
+The response schemas refuse unknown keys, so the spec says ``additionalProperties: false`` and
+a contract test notices any field the renderer adds without documenting it.
+"""
+
+from __future__ import annotations
+
+from marshmallow import EXCLUDE, Schema, fields, validate
+
+from .documents import (
+    MODEL_KINDS,
+    InferenceServiceDocumentSchema,
+    ModelDocumentSchema,
+    RuntimeDocumentSchema,
+)
+
+SCOPES = ("Namespaced", "Cluster")
+# Every ``error.code`` the service answers with (app/errors.py); SPEC §15 and the README's table.
+ERROR_CODES = (
+    "MalformedRequest",
+    "NotFound",
+    "RuntimeNotFound",
+    "MethodNotAllowed",
+    "NotAcceptable",
+    "PayloadTooLarge",
+    "UnsupportedMediaType",
+    "InvalidDocument",
+    "NoRuntimeFound",
+    "RuntimeDisabled",
+    "InternalError",
+    "HttpError",  # any other HTTP error werkzeug raises (none is known to reach a client)
+)
+
+
+def _doc(description: str, **extra) -> dict:
+    return {"description": description, **extra}
+
+
+class RankRequestSchema(Schema):
+    """The JSON body of ``/v1/rank`` and ``/v1/select``."""
+
+    class Meta:
+        unknown = EXCLUDE  # SPEC §15: other top-level keys are ignored
+
+    model = fields.Nested(
+        ModelDocumentSchema,
+        required=True,
+        metadata=_doc("The BaseModel or ClusterBaseModel manifest."),
+    )
+    runtimes = fields.List(
+        fields.Nested(RuntimeDocumentSchema),
+        required=True,
+        metadata=_doc(
+            "The candidate ServingRuntime and ClusterServingRuntime manifests; may be empty. "
+            "Their order never changes the answer."
+        ),
+    )
+    inference_service = fields.Nested(
+        InferenceServiceDocumentSchema,
+        allow_none=True,
+        data_key="inferenceService",
+        metadata=_doc("Optional InferenceService: namespace, explicit runtime, constraints."),
+    )
+    namespace = fields.String(
+        allow_none=True,
+        metadata=_doc(
+            "Target namespace; wins over the `namespace` query parameter. Empty counts as absent.",
+            example="llama-demo",
+        ),
+    )
+    ome_version = fields.String(
+        allow_none=True,
+        data_key="omeVersion",
+        metadata=_doc(
+            "OME version whose rules apply (default 1.3); wins over the query parameter.",
+            example="1.3",
+        ),
+    )
+
+
+class ModelSummarySchema(Schema):
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(MODEL_KINDS))
+    namespace = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_doc(
+            "A BaseModel's namespace (the target namespace when it has none); "
+            "null for a ClusterBaseModel."
+        ),
+    )
+
+
+class SelectionSchema(Schema):
+    name = fields.String(required=True)
+    scope = fields.String(required=True, validate=validate.OneOf(SCOPES))
+    score = fields.Integer(required=True)
+    explicit = fields.Boolean(
+        required=True, metadata=_doc("True when the InferenceService named the runtime.")
+    )
+
+
+class RuntimeRowSchema(Schema):
+    """One row of `kubectl ome runtime explain`."""
+
+    name = fields.String(required=True)
+    scope = fields.String(required=True, validate=validate.OneOf(SCOPES))
+    compatible = fields.Boolean(required=True)
+    priority = fields.Integer(required=True, allow_none=True)
+    weight = fields.Integer(
+        required=True, allow_none=True, metadata=_doc("Raw weights, as the WEIGHT column.")
+    )
+    score = fields.Integer(required=True, allow_none=True)
+    distance = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata=_doc("Size distance in parameters; null when not finite."),
+    )
+    reason = fields.String(
+        required=True, allow_none=True, metadata=_doc("Why the runtime is not compatible.")
+    )
+
+
+class IgnoredRuntimeSchema(Schema):
+    name = fields.String(required=True)
+    scope = fields.String(required=True, validate=validate.OneOf(SCOPES))
+    namespace = fields.String(required=True)
+    reason = fields.String(required=True)
+
+
+class RankResponseSchema(Schema):
+    """``/v1/rank``: every candidate in OME's order, and the runtime OME would use."""
+
+    model = fields.Nested(ModelSummarySchema, required=True)
+    namespace = fields.String(required=True, metadata=_doc("The target namespace."))
+    ome_version = fields.String(required=True, data_key="omeVersion")
+    selected = fields.Nested(SelectionSchema, required=True, allow_none=True)
+    message = fields.String(
+        required=True, metadata=_doc("OME's own message: the selection, or the no-runtime text.")
+    )
+    runtimes = fields.List(fields.Nested(RuntimeRowSchema), required=True)
+    ignored = fields.List(
+        fields.Nested(IgnoredRuntimeSchema),
+        required=True,
+        metadata=_doc("ServingRuntimes of another namespace, by namespace then name."),
+    )
+    warnings = fields.List(fields.String(), required=True)
+    notes = fields.List(fields.String(), required=True)
+
+
+class SelectResponseSchema(Schema):
+    """``/v1/select``: only the runtime OME would use."""
+
+    selected = fields.Nested(SelectionSchema, required=True)
+    message = fields.String(required=True)
+    warnings = fields.List(fields.String(), required=True)
+
+
+class ErrorDetailSchema(Schema):
+    code = fields.String(required=True, validate=validate.OneOf(ERROR_CODES))
+    message = fields.String(required=True)
+    fields_ = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.String()),
+        data_key="fields",
+        metadata=_doc(
+            "InvalidDocument: full path (`runtimes[2].spec.supportedModelFormats[0].priority`) "
+            "to its messages."
+        ),
+    )
+    excluded = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        metadata=_doc("NoRuntimeFound: each excluded runtime's name to its reason."),
+    )
+
+
+class ErrorSchema(Schema):
+    """Every error: ``{"error": {"code", "message", ...}}`` with a stable ``code``."""
+
+    error = fields.Nested(ErrorDetailSchema, required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, validate=validate.Equal("ok"))
+
+
+class CacheStateSchema(Schema):
+    backend = fields.String(
+        required=True, validate=validate.OneOf(("redis", "redis-cluster", "memory"))
+    )
+    state = fields.String(required=True, validate=validate.OneOf(("up", "down")))
+
+
+class ReadinessSchema(Schema):
+    status = fields.String(required=True, validate=validate.Equal("ready"))
+    cache = fields.Nested(
+        CacheStateSchema,
+        required=True,
+        allow_none=True,
+        metadata=_doc(
+            "The ranking cache. `down` does not make the service unready: the cache is an "
+            "accelerator, never a dependency (SPEC §16). Null when no cache is configured."
+        ),
+    )

@@ -1,0 +1,132 @@
+"""Redis Cluster mode (``OME_RANKER_REDIS_CLUSTER=true``), on a real three-node cluster the test
+builds from its own redis-server processes."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from redis.cluster import ClusterNode, RedisCluster
+from redis.crc import key_slot
+
+from app.cache import get_ranking_cache
+from app.cache.breaker import OPEN
+from app.cache.framing import decode_frame
+from app.selection import RULES_VERSION
+from migrations.runner import applied, apply_pending
+from tests.builders import entry, model_doc, rank_body, runtime_doc
+from tests.cache.servers import free_port
+
+SLOT_RANGES = ((0, 5460), (5461, 10922), (10923, 16383))
+PREFIX = "ome-ranker-test:"
+
+
+def _body(n: int) -> dict:
+    return rank_body(model_doc(), runtime_doc("vllm", entry(weight=n + 1)))
+
+
+def _post(api, body: dict):
+    return api.post("/v1/rank", data=json.dumps(body), headers={"Content-Type": "application/json"})
+
+
+@pytest.fixture
+def cluster(redis_server):
+    """Three masters sharing the 16384 slots; returns their servers."""
+    nodes = [
+        redis_server(
+            *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+            *("--cluster-port", str(free_port()), "--cluster-node-timeout", "5000"),
+        )
+        for _ in SLOT_RANGES
+    ]
+    clients = [node.client() for node in nodes]
+    try:
+        for client, (first, last) in zip(clients, SLOT_RANGES, strict=True):
+            client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
+        for node in nodes[1:]:
+            bus_port = node.options[node.options.index("--cluster-port") + 1]
+            clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", node.port, bus_port)
+        deadline = time.monotonic() + 20
+        while not all(
+            client.cluster("info")["cluster_state"] == "ok"
+            and len(client.cluster("nodes")) == len(nodes)
+            for client in clients
+        ):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the test cluster did not form")
+            time.sleep(0.05)
+    finally:
+        for client in clients:
+            client.close()
+    return nodes
+
+
+def test_cached_answers_in_a_cluster(cluster, make_app):
+    app = make_app(REDIS_URL=cluster[0].url, REDIS_CLUSTER=True, CACHE_PREFIX=PREFIX)
+    cache = get_ranking_cache(app)
+    api = app.test_client()
+    for n in range(8):
+        miss, hit = _post(api, _body(n)), _post(api, _body(n))
+        assert (miss.headers["X-Cache"], hit.headers["X-Cache"]) == ("miss", "hit")
+        assert miss.get_data() == hit.get_data()
+    assert cache.errors == 0
+    assert cache.describe()["backend"] == "redis-cluster"
+
+    reader = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[0].port)])
+    try:
+        stored = list(reader.scan_iter(match=f"{PREFIX}*"))
+        assert len(stored) == 16
+        for key in stored:
+            assert decode_frame(reader.get(key)).status == 200
+        # Each answer went to two keys (two slots, as a rule two nodes) in one pipeline.
+        assert len({key_slot(key) for key in stored}) > 1
+        assert len({reader.get_node_from_key(key).port for key in stored}) > 1
+    finally:
+        reader.close()
+
+
+def test_a_cluster_node_dies(cluster, make_app):
+    app = make_app(
+        REDIS_URL=cluster[0].url, REDIS_CLUSTER=True, CACHE_PREFIX=PREFIX, CACHE_BREAKER_FAILURES=2
+    )
+    api = app.test_client()
+    expected = [_post(api, _body(n)).get_data() for n in range(6)]
+    cluster[2].stop()
+    for n in range(6):
+        response = _post(api, _body(n))
+        assert response.status_code == 200
+        assert response.get_data() == expected[n]
+
+
+def test_an_unreachable_cluster_is_a_cache_that_is_down(make_app):
+    # RedisCluster connects when it is built: that must not happen in create_app.
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    app = make_app(REDIS_URL=url, REDIS_CLUSTER=True, CACHE_BREAKER_FAILURES=2)
+    cache = get_ranking_cache(app)
+    assert cache.describe()["state"] == "up"  # nothing tried yet
+    api = app.test_client()
+    for n in range(4):
+        response = _post(api, _body(n))
+        assert response.status_code == 200
+        assert response.headers["X-Cache"] == "miss"
+    assert cache.breaker.state == OPEN
+    assert cache.errors == 2
+    assert cache.describe() | {"backend": "redis-cluster", "state": "down"} == cache.describe()
+
+
+def test_migrations_in_a_cluster(cluster):
+    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[0].port)])
+    try:
+        older = [f"{PREFIX}rank:v0:{n:064x}" for n in range(50)]  # spread over every node
+        current = f"{PREFIX}rank:v{RULES_VERSION}:{0:064x}"
+        for key in [*older, current]:
+            client.set(key, b"x")
+        assert len({client.get_node_from_key(key).port for key in older}) == len(cluster)
+        [(identifier, result)] = apply_pending(client, PREFIX)
+        assert result.startswith("unlinked 50 ")
+        assert sum(client.exists(key) for key in older) == 0
+        assert client.exists(current) == 1
+        assert identifier in applied(client, PREFIX)
+    finally:
+        client.close()

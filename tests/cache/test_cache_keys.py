@@ -1,0 +1,192 @@
+"""Cache keys: equal exactly when selection reads equal inputs (SPEC §16)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+
+import pytest
+from redis.crc import key_slot
+
+from app.cache import keys
+from app.schemas.requests import load_rank_request
+from app.selection import RULES_VERSION
+from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
+
+PREFIX = "ome-ranker:"
+
+
+def _body() -> dict:
+    return rank_body(
+        model_doc(size="7B"),
+        runtime_doc("vllm", entry(weight=2), size_range={"min": "1B", "max": "70B"}),
+        runtime_doc("srt", entry(priority=3)),
+        serving_runtime("team", entry()),
+        serving_runtime("elsewhere", entry(), namespace="other"),
+    )
+
+
+def _key(body: dict, endpoint: str = "rank", output: str = "json", **query: str) -> str:
+    return keys.ranking_key(PREFIX, load_rank_request(body, query), endpoint, output)
+
+
+def _reordered_keys(value):
+    if isinstance(value, dict):
+        return {key: _reordered_keys(value[key]) for key in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered_keys(item) for item in value]
+    return value
+
+
+def _decorated(body: dict) -> dict:
+    """Fields selection never reads: containers, labels, annotations of nobody's business."""
+    body = copy.deepcopy(body)
+    for runtime in body["runtimes"]:
+        runtime["metadata"]["labels"] = {"team": "infra", "tier": "gold"}
+        runtime["spec"]["containers"] = [{"name": "ome-container", "image": "vllm/vllm:v0.9"}]
+    body["model"]["metadata"]["labels"] = {"owner": "someone"}
+    body["model"]["spec"]["storage"] = {"storageUri": "hf://meta-llama/Llama-3.2-3B"}
+    return body
+
+
+def test_reordered_runtimes_share_a_key():
+    body = _body()
+    reversed_body = {**body, "runtimes": list(reversed(body["runtimes"]))}
+    assert _key(reversed_body) == _key(body)
+
+
+def test_ignored_fields_and_key_order_share_a_key():
+    body = _body()
+    assert _key(_decorated(body)) == _key(body)
+    assert _key(_reordered_keys(body)) == _key(body)
+    image_changed = _decorated(body)
+    image_changed["runtimes"][0]["spec"]["containers"][0]["image"] = "vllm/vllm:v0.10"
+    assert _key(image_changed) == _key(_decorated(body))
+
+
+def test_target_namespace_replaces_the_requested_one():
+    # The model lives in "demo": asking for "demo" explicitly is the same question.
+    body = _body()
+    assert _key({**body, "namespace": "demo"}) == _key(body)
+    assert _key(body, namespace="demo") == _key(body)
+    assert _key({**body, "namespace": ""}) == _key(body)
+
+
+def _changed(path: tuple, value) -> dict:
+    body = _body()
+    parent = body
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
+    return body
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("runtimes", 0, "spec", "supportedModelFormats", 0, "modelFormat", "weight"), 3),
+        (("runtimes", 1, "spec", "supportedModelFormats", 0, "priority"), 4),
+        (("runtimes", 0, "spec", "supportedModelFormats", 0, "modelFormat", "version"), "1.0.1"),
+        (("model", "spec", "modelFramework", "version"), "4.46.0"),
+        (("model", "spec", "modelParameterSize"), "8B"),
+        (("runtimes", 0, "spec", "modelSizeRange", "max"), "60B"),
+        (("runtimes", 1, "spec", "disabled"), True),
+        (("runtimes", 2, "metadata", "namespace"), "other"),
+        (("model", "metadata", "name"), "llama-2"),
+        (("namespace",), "other"),
+        (("omeVersion",), "1.2"),
+        (("omeVersion",), "1.3.0"),
+        (("inferenceService",), isvc_doc(namespace="demo")),
+    ],
+)
+def test_a_field_selection_reads_changes_the_key(path, value):
+    assert _key(_changed(path, value)) != _key(_body())
+
+
+def test_endpoint_output_and_query_change_the_key():
+    body = _body()
+    assert _key(body, endpoint="select") != _key(body)
+    assert len({_key(body, output=output) for output in ("json", "text", "yaml")}) == 3
+    assert _key(body, omeVersion="1.2") != _key(body)
+    assert _key(body, namespace="other") != _key(body)
+
+
+def test_canonical_inputs_are_sorted_compact_json():
+    encoded = keys.canonical_inputs(load_rank_request(_body(), {}), "rank", "json")
+    document = json.loads(encoded)
+    expected = json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
+    assert encoded == expected
+    assert document["namespace"] == "demo"
+    assert document["rules"] == RULES_VERSION
+    names = [runtime["name"] for runtime in document["runtimes"]]
+    assert sorted(names) == ["elsewhere", "srt", "team", "vllm"]
+
+
+def test_canonical_inputs_without_runtimes():
+    encoded = keys.canonical_inputs(load_rank_request(rank_body(), {}), "select", "json")
+    assert json.loads(encoded)["runtimes"] == []
+
+
+def test_key_names():
+    key = _key(_body())
+    assert key.startswith(f"{PREFIX}{keys.RANKING_KEYSPACE}:v{RULES_VERSION}:")
+    assert keys.ENTRY_KEY.match(key.removeprefix(PREFIX))
+    raw = _raw_key(b"{}")
+    assert raw.startswith(f"{PREFIX}{keys.REQUEST_KEYSPACE}:v{RULES_VERSION}:")
+    assert keys.ENTRY_KEY.match(raw.removeprefix(PREFIX))
+
+
+def _raw_key(body: bytes, **changes) -> str:
+    parts = {
+        "endpoint": "rank",
+        "output": "json",
+        "content_type": "application/json",
+        "namespace": None,
+        "ome_version": None,
+        "max_runtimes": 10_000,
+    }
+    parts.update(changes)
+    return keys.request_key(PREFIX, body, **parts)
+
+
+def test_request_key_covers_every_part_of_the_raw_request():
+    base = _raw_key(b'{"model": {}}')
+    variants = [
+        _raw_key(b'{"model":{}}'),
+        _raw_key(b'{"model": {}}', endpoint="select"),
+        _raw_key(b'{"model": {}}', output="yaml"),
+        _raw_key(b'{"model": {}}', content_type="application/yaml"),
+        _raw_key(b'{"model": {}}', namespace="demo"),
+        _raw_key(b'{"model": {}}', namespace=""),
+        _raw_key(b'{"model": {}}', ome_version="1.2"),
+        _raw_key(b'{"model": {}}', max_runtimes=10),
+    ]
+    assert base not in variants
+    assert len(set(variants)) == len(variants)
+    assert _raw_key(b'{"model": {}}') == base
+
+
+def test_keys_spread_over_cluster_slots():
+    # No hash tag in our key names: in a cluster each entry lands on the slot of its digest,
+    # so entries spread over every node (a "{...}" in the prefix would pin them to one).
+    slots = Counter(key_slot(_raw_key(str(i).encode()).encode()) for i in range(2000))
+    assert len(slots) > 1800
+    assert "{" not in _key(_body()) and "}" not in _key(_body())
+
+
+def test_diffusion_components_are_part_of_the_key():
+    def body(library: str) -> dict:
+        pipeline = {"vae": {"library": library, "type": "AutoencoderKL"}}
+        return rank_body(
+            model_doc(diffusionPipeline=pipeline),
+            runtime_doc("a", entry(diffusionPipeline={"vae": {"library": "diffusers"}})),
+        )
+
+    assert _key(body("diffusers")) != _key(body("other"))
+    assert _key(body("diffusers")) == _key(body("diffusers"))
+
+
+def test_only_selection_documents_can_be_encoded():
+    with pytest.raises(TypeError, match="cannot encode object"):
+        keys._plain(object())

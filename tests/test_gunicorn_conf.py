@@ -1,0 +1,166 @@
+"""config/gunicorn.conf.py: its settings, its prometheus hooks, and a real two-worker run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging.config
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from config.settings import SettingsError
+
+ROOT = Path(__file__).resolve().parents[1]
+CONF = ROOT / "config" / "gunicorn.conf.py"
+VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def load_conf():
+    spec = importlib.util.spec_from_file_location("gunicorn_conf_under_test", CONF)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def unset_multiproc_dir(monkeypatch):
+    """The variable absent now, and absent again after the test even if a hook sets it."""
+    monkeypatch.setenv(VARIABLE, "placeholder")
+    monkeypatch.delenv(VARIABLE)
+
+
+def fake_server() -> SimpleNamespace:
+    return SimpleNamespace(log=logging.getLogger("gunicorn.error"))
+
+
+def test_settings_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("OME_RANKER_WORKERS", "3")
+    monkeypatch.setenv("OME_RANKER_BIND", "0.0.0.0:9999")
+    monkeypatch.setenv("OME_RANKER_LOG_LEVEL", "warning")
+    conf = load_conf()
+    assert (conf.workers, conf.bind, conf.loglevel) == (3, "0.0.0.0:9999", "warning")
+    assert conf.accesslog is None  # the app logs one JSON line per request instead
+    assert conf.preload_app is False
+    assert conf.graceful_timeout == 20
+    assert conf.control_socket_disable is True
+
+
+def test_default_workers_follow_the_usable_cpus(monkeypatch):
+    monkeypatch.delenv("OME_RANKER_WORKERS", raising=False)
+    conf = load_conf()
+    assert conf.workers == conf.available_cpus() + 1
+    assert 1 <= conf.available_cpus() <= len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("OME_RANKER_WORKERS", "many"), ("OME_RANKER_WORKERS", "0"), ("OME_RANKER_LOG_LEVEL", "x")],
+)
+def test_a_bad_value_names_the_variable(monkeypatch, variable, value):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SettingsError, match=variable):
+        load_conf()
+
+
+def test_the_log_config_resolves():
+    config = load_conf().logconfig_dict
+    handler = logging.config.DictConfigurator(config).resolve(config["handlers"]["json"]["class"])
+    assert handler.__name__ == "StderrHandler"
+
+
+def test_on_starting_makes_a_fresh_directory_and_on_exit_removes_it(unset_multiproc_dir):
+    conf = load_conf()
+    conf.on_starting(fake_server())
+    made = Path(os.environ[VARIABLE])
+    assert made.is_dir()
+    conf.on_exit(fake_server())
+    assert not made.exists()
+
+
+def test_on_starting_empties_a_given_directory_of_old_counts(monkeypatch, tmp_path):
+    given = tmp_path / "metrics"
+    given.mkdir()
+    (given / "counter_123.db").write_bytes(b"old")
+    (given / "keep.txt").write_text("not ours")
+    monkeypatch.setenv(VARIABLE, str(given))
+    conf = load_conf()
+    conf.on_starting(fake_server())
+    assert sorted(p.name for p in given.iterdir()) == ["keep.txt"]
+    conf.on_exit(fake_server())
+    assert given.is_dir()  # not ours to remove
+
+
+def test_on_starting_creates_a_given_directory(monkeypatch, tmp_path):
+    monkeypatch.setenv(VARIABLE, str(tmp_path / "new" / "metrics"))
+    load_conf().on_starting(fake_server())
+    assert (tmp_path / "new" / "metrics").is_dir()
+
+
+def test_child_exit_marks_the_worker_dead(monkeypatch, tmp_path):
+    monkeypatch.setenv(VARIABLE, str(tmp_path))
+    (tmp_path / "gauge_livesum_4242.db").write_bytes(b"")
+    (tmp_path / "counter_4242.db").write_bytes(b"")
+    load_conf().child_exit(fake_server(), SimpleNamespace(pid=4242))
+    assert [p.name for p in tmp_path.iterdir()] == ["counter_4242.db"]  # counts are kept
+
+
+def free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        return probe.getsockname()[1]
+
+
+def get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.read()
+
+
+def test_two_real_workers_add_up_in_metrics(tmp_path):
+    """gunicorn with the shipped config and two workers: /metrics counts every request,
+    whichever worker answered it."""
+    port = free_port()
+    metrics_dir = tmp_path / "metrics"
+    env = {
+        **os.environ,
+        "OME_RANKER_BIND": f"127.0.0.1:{port}",
+        "OME_RANKER_WORKERS": "2",
+        VARIABLE: str(metrics_dir),
+    }
+    env.pop("REDIS_URL", None)
+    command = [sys.executable, "-m", "gunicorn", "--config", str(CONF), "app:create_app()"]
+    server = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                get(base + "/healthz")
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        for _ in range(20):
+            get(base + "/readyz")
+        text = get(base + "/metrics").decode()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, errors = server.communicate(timeout=30)
+    readyz = 'ome_ranker_http_requests_total{endpoint="/readyz",method="GET",status="200"}'
+    (line,) = [line for line in text.splitlines() if line.startswith(readyz)]
+    assert float(line.split()[-1]) == 20
+    workers = {path.name.rsplit("_", 1)[1] for path in metrics_dir.glob("counter_*.db")}
+    assert len(workers) == 2
+    lines = [json.loads(line) for line in errors.splitlines() if line.startswith("{")]
+    assert any(line["msg"].startswith("Booting worker") for line in lines)  # gunicorn's, as JSON
+    assert server.returncode == 0

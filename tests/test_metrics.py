@@ -1,0 +1,107 @@
+"""ServiceMetrics: cache counters mirrored by increments, and prometheus multiprocess mode
+summing several processes as gunicorn's workers are summed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from prometheus_client import generate_latest
+
+from app.metrics import MULTIPROC_DIR_VARIABLE, ServiceMetrics, multiprocess_dir
+from config.settings import SettingsError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sample(metrics: ServiceMetrics, line_start: str) -> float:
+    for line in generate_latest(metrics.registry).decode().splitlines():
+        if line.startswith(line_start + " "):
+            return float(line.split()[-1])
+    raise AssertionError(f"no sample {line_start}")
+
+
+def test_cache_counters_follow_the_cache_stats():
+    metrics = ServiceMetrics(None)
+    metrics.sync_cache({"hits": 3, "misses": 1, "errors": 0})
+    metrics.sync_cache({"hits": 5, "misses": 1, "errors": 2, "skipped": 1})
+    assert sample(metrics, "ome_ranker_cache_hits_total") == 5
+    assert sample(metrics, "ome_ranker_cache_misses_total") == 1
+    assert sample(metrics, "ome_ranker_cache_errors_total") == 2
+    assert sample(metrics, "ome_ranker_cache_skipped_total") == 1
+    # A cache that starts again from zero (a new cache object) only ever adds.
+    metrics.sync_cache({"hits": 1})
+    metrics.sync_cache({"hits": 2})
+    assert sample(metrics, "ome_ranker_cache_hits_total") == 6
+
+
+def test_labels_stay_bounded():
+    metrics = ServiceMetrics(None)
+    metrics.observe_request(None, "PROPFIND", 405, 0.01)
+    metrics.observe_request("/v1/rank", "POST", 200, 0.01)
+    text = generate_latest(metrics.registry).decode()
+    assert 'endpoint="unmatched",method="other",status="405"' in text
+    assert 'endpoint="/v1/rank",method="POST",status="200"' in text
+    assert "_created" not in text
+
+
+def test_single_process_mode_without_the_variable(monkeypatch):
+    monkeypatch.delenv(MULTIPROC_DIR_VARIABLE, raising=False)
+    assert multiprocess_dir() is None
+
+
+def test_a_missing_multiprocess_directory_stops_start_up(monkeypatch, tmp_path):
+    monkeypatch.setenv(MULTIPROC_DIR_VARIABLE, str(tmp_path / "missing"))
+    with pytest.raises(SettingsError, match=MULTIPROC_DIR_VARIABLE):
+        multiprocess_dir()
+
+
+def test_a_directory_set_after_prometheus_client_was_imported_stops_start_up(monkeypatch, tmp_path):
+    # This process imported prometheus_client without the variable: counts would stay in memory.
+    monkeypatch.setenv(MULTIPROC_DIR_VARIABLE, str(tmp_path))
+    with pytest.raises(SettingsError, match="after prometheus_client was imported"):
+        multiprocess_dir()
+
+
+WORKER = textwrap.dedent(
+    """
+    import sys
+    from app import create_app
+    from config.settings import TestConfig
+
+    client = create_app(TestConfig()).test_client()
+    for _ in range(int(sys.argv[1])):
+        assert client.get("/healthz").status_code == 200
+    if len(sys.argv) > 2:
+        sys.stdout.write(client.get("/metrics").get_data(as_text=True))
+    """
+)
+
+
+def run_worker(directory: Path, *args: str) -> str:
+    env = {**os.environ, MULTIPROC_DIR_VARIABLE: str(directory)}
+    env.pop("REDIS_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout
+
+
+def test_multiprocess_mode_sums_every_process(tmp_path):
+    run_worker(tmp_path, "3")
+    run_worker(tmp_path, "4")
+    text = run_worker(tmp_path, "5", "scrape")
+    healthz = 'ome_ranker_http_requests_total{endpoint="/healthz",method="GET",status="200"}'
+    (line,) = [line for line in text.splitlines() if line.startswith(healthz)]
+    assert float(line.split()[-1]) == 3 + 4 + 5
+    assert len(list(tmp_path.glob("counter_*.db"))) == 3
