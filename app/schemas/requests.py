@@ -19,6 +19,7 @@ from .documents import (
     model_document_schema,
     runtime_document_schema,
 )
+from .fast_runtime import load_runtime
 
 DEFAULT_OME_VERSION = "1.3"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -95,10 +96,12 @@ def load_rank_request(body: dict[str, Any], query: Mapping[str, str]) -> RankReq
 
     errors: dict[str, list[str]] = {}
     model = _load_document(model_document_schema, model_doc, "model", errors)
-    runtimes = [
-        _load_document(runtime_document_schema, item, f"runtimes[{index}]", errors)
-        for index, item in enumerate(runtime_docs)
-    ]
+    runtimes = [load_runtime(item) for item in runtime_docs]
+    for index, runtime in enumerate(runtimes):
+        if runtime is None:  # not the plain, valid case: marshmallow decides and explains
+            item = runtime_docs[index]
+            path = f"runtimes[{index}]"
+            runtimes[index] = _load_document(runtime_document_schema, item, path, errors)
     isvc = None
     if isvc_doc is not None:
         isvc = _load_document(

@@ -1,0 +1,172 @@
+"""A plain-Python loader for the common, well-formed runtime document.
+
+marshmallow spends ~180 µs on a real runtime manifest (a dozen nested schema loads and some 60
+field deserialisations), most of a cold request's time. Almost every runtime a cluster sends is
+plain: strings where strings belong, integers where integers belong, no diffusion pipeline.
+``load_runtime`` builds the same ``Runtime`` as ``RuntimeDocumentSchema`` for those, about ten
+times faster, and returns ``None`` for anything else — an error, a null where a value may be
+null in an unusual way, a float priority, a diffusion pipeline — so that marshmallow decides it
+and reports its errors with their paths. It never rejects a document and never builds one the
+schema would not: ``tests/schemas/test_fast_runtime.py`` checks that it agrees with the schema
+on generated documents, valid and not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.selection import documents as doc
+
+from .documents import API_VERSION, DEPLOYMENT_MODE_ANNOTATION, RUNTIME_KINDS
+
+_NOT_SIMPLE = object()  # a field this loader leaves to marshmallow
+
+
+def _any_not_simple(values: tuple) -> bool:
+    return any(value is _NOT_SIMPLE for value in values)
+
+
+def _opt_str(value: Any) -> Any:
+    return value if value is None or type(value) is str else _NOT_SIMPLE
+
+
+def _opt_bool(value: Any) -> Any:
+    return value if value is None or type(value) is bool else _NOT_SIMPLE
+
+
+def _entry_ref(value: Any) -> Any:
+    if value is None:
+        return None
+    if type(value) is not dict:
+        return _NOT_SIMPLE
+    name = value.get("name")
+    version = value.get("version")
+    operator = value.get("operator")
+    weight = value.get("weight")
+    if (
+        type(name) is not str
+        or _opt_str(version) is _NOT_SIMPLE
+        or _opt_str(operator) is _NOT_SIMPLE
+        or (weight is not None and type(weight) is not int)
+    ):
+        return _NOT_SIMPLE
+    return doc.EntryRef(name, version, operator, 1 if weight is None else weight)  # §1.2
+
+
+def _entry(value: Any) -> Any:
+    if type(value) is not dict or value.get("diffusionPipeline") is not None:
+        return _NOT_SIMPLE
+    name = value.get("name")
+    architecture = value.get("modelArchitecture")
+    quantization = value.get("quantization")
+    auto_select = value.get("autoSelect")
+    priority = value.get("priority")
+    if (
+        _opt_str(name) is _NOT_SIMPLE
+        or _opt_str(architecture) is _NOT_SIMPLE
+        or _opt_str(quantization) is _NOT_SIMPLE
+        or _opt_bool(auto_select) is _NOT_SIMPLE
+        or (priority is not None and (type(priority) is not int or priority < 1))
+    ):
+        return _NOT_SIMPLE
+    fmt = _entry_ref(value.get("modelFormat"))
+    framework = _entry_ref(value.get("modelFramework"))
+    if fmt is _NOT_SIMPLE or framework is _NOT_SIMPLE:
+        return _NOT_SIMPLE
+    return doc.Entry(
+        name or "", fmt, framework, architecture, quantization, None, auto_select, priority
+    )
+
+
+def _str_tuple(value: Any) -> Any:
+    if value is None:
+        return None
+    if type(value) is not list or any(type(item) is not str for item in value):
+        return _NOT_SIMPLE
+    return tuple(value)
+
+
+def _mode_annotation(config: Any) -> Any:
+    """``engineConfig`` / ``decoderConfig``: the deployment-mode annotation, or None."""
+    if config is None:
+        return None
+    if type(config) is not dict:
+        return _NOT_SIMPLE
+    annotations = config.get("annotations")
+    if annotations is None:
+        return None
+    if type(annotations) is not dict:
+        return _NOT_SIMPLE
+    return _opt_str(annotations.get(DEPLOYMENT_MODE_ANNOTATION))
+
+
+def _size_range(value: Any) -> Any:
+    if value is None:
+        return None
+    if type(value) is not dict:
+        return _NOT_SIMPLE
+    low, high = value.get("min"), value.get("max")
+    if _opt_str(low) is _NOT_SIMPLE or _opt_str(high) is _NOT_SIMPLE:
+        return _NOT_SIMPLE
+    return doc.SizeRange(low, high)
+
+
+def _accelerator_classes(value: Any) -> Any:
+    if value is None:
+        return None
+    if type(value) is not dict:
+        return _NOT_SIMPLE
+    return _str_tuple(value.get("acceleratorClasses"))
+
+
+def load_runtime(value: Any) -> doc.Runtime | None:
+    """The ``Runtime`` of a plain, valid runtime document, or ``None`` to ask marshmallow."""
+    if type(value) is not dict:
+        return None
+    kind, metadata, spec = value.get("kind"), value.get("metadata"), value.get("spec")
+    api_version = value.get("apiVersion")
+    if (
+        type(kind) is not str
+        or kind not in RUNTIME_KINDS
+        or (api_version is not None and api_version != API_VERSION)
+        or type(metadata) is not dict
+        or type(spec) is not dict
+    ):
+        return None
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    disabled = spec.get("disabled")
+    if type(name) is not str or not name or _opt_str(namespace) is _NOT_SIMPLE:
+        return None
+    if _opt_bool(disabled) is _NOT_SIMPLE:
+        return None
+    raw_entries = spec.get("supportedModelFormats")
+    if raw_entries is None:
+        entries: tuple = ()
+    elif type(raw_entries) is list:
+        entries = tuple(_entry(item) for item in raw_entries)
+        if _any_not_simple(entries):
+            return None
+    else:
+        return None
+    parts = (
+        _size_range(spec.get("modelSizeRange")),
+        _accelerator_classes(spec.get("acceleratorRequirements")),
+        _mode_annotation(spec.get("engineConfig")),
+        _mode_annotation(spec.get("decoderConfig")),
+        _str_tuple(spec.get("protocolVersions")),
+    )
+    if _any_not_simple(parts):
+        return None
+    size_range, classes, engine_mode, decoder_mode, protocols = parts
+    return doc.Runtime(
+        kind=kind,
+        name=name,
+        namespace=namespace or None,
+        disabled=bool(disabled),
+        entries=entries,
+        size_range=size_range,
+        accelerator_classes=classes,
+        engine_mode_annotation=engine_mode,
+        decoder_mode_annotation=decoder_mode,
+        protocol_versions=protocols or (),
+    )

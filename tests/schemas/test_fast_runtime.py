@@ -1,0 +1,234 @@
+"""The plain-Python runtime loader agrees with the marshmallow schema: whenever it answers, the
+schema accepts the document and builds an equal ``Runtime``; and it does answer for the plain,
+valid manifests clusters send, which is what makes it worth having."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from marshmallow import ValidationError
+
+from app.schemas.documents import runtime_document_schema
+from app.schemas.fast_runtime import load_runtime
+from bench.manifests import rank_request_body
+from tests.builders import entry, runtime_doc
+
+MISSING = object()
+
+# Values of every JSON type, and the awkward ones next to the right ones.
+ODD = st.sampled_from(
+    [None, "", "x", 0, 1, -1, 2.0, 1.5, True, False, [], ["a"], [None], {}, {"name": "x"}]
+)
+TEXT = st.one_of(st.sampled_from(["", "Equal", "GreaterThan", "1.0.0", "a"]), st.text(max_size=4))
+
+
+def maybe(strategy):
+    """An optional field: present with a plausible value, null, or absent."""
+    return st.one_of(strategy, strategy, st.none(), st.just(MISSING))
+
+
+def document(**members):
+    return st.fixed_dictionaries(members).map(
+        lambda drawn: {key: value for key, value in drawn.items() if value is not MISSING}
+    )
+
+
+def ints(low=-3, high=12):
+    return st.integers(low, high)
+
+
+ENTRY_REF = document(
+    name=TEXT,
+    version=maybe(TEXT),
+    operator=maybe(TEXT),
+    weight=maybe(ints()),
+)
+ENTRY = document(
+    name=maybe(TEXT),
+    modelFormat=maybe(ENTRY_REF),
+    modelFramework=maybe(ENTRY_REF),
+    modelArchitecture=maybe(TEXT),
+    quantization=maybe(TEXT),
+    autoSelect=maybe(st.booleans()),
+    priority=maybe(ints(1, 9)),
+    diffusionPipeline=st.one_of(st.just(MISSING), st.none(), st.just({"className": "P"})),
+    containers=maybe(st.just([{"image": "x"}])),
+)
+ANNOTATIONS = document(**{"ome.io/deploymentMode": maybe(TEXT), "other": maybe(ints())})
+RUNTIME = document(
+    apiVersion=maybe(st.just("ome.io/v1beta1")),
+    kind=st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
+    metadata=document(name=st.text(min_size=1, max_size=4), namespace=maybe(TEXT)),
+    spec=document(
+        disabled=maybe(st.booleans()),
+        supportedModelFormats=maybe(st.lists(ENTRY, max_size=3)),
+        modelSizeRange=maybe(document(min=maybe(TEXT), max=maybe(TEXT))),
+        acceleratorRequirements=maybe(
+            document(acceleratorClasses=maybe(st.lists(TEXT, max_size=2)))
+        ),
+        engineConfig=maybe(document(annotations=maybe(ANNOTATIONS))),
+        decoderConfig=maybe(document(annotations=maybe(ANNOTATIONS))),
+        protocolVersions=maybe(st.lists(TEXT, max_size=2)),
+    ),
+)
+
+
+def _places(value):
+    """Every (container, key) of a nested document, the root's members included."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        yield value, key
+        if isinstance(item, dict | list):
+            yield from _places(item)
+
+
+@st.composite
+def mutated_runtimes(draw):
+    """A valid runtime document, then up to two members replaced by odd values or removed,
+    or the odd keys the schema does not know added: the corners between valid and not."""
+    value = draw(RUNTIME)
+    for _ in range(draw(st.integers(0, 2))):
+        places = list(_places(value))
+        container, key = draw(st.sampled_from(places))
+        if isinstance(container, dict) and draw(st.booleans()):
+            del container[key]
+        else:
+            container[key] = draw(st.one_of(ODD, st.integers(-2, 2)))
+    return value
+
+
+def schema_load(value):
+    try:
+        return runtime_document_schema.load(value)
+    except ValidationError:
+        return None
+
+
+@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_runtimes())
+def test_agrees_with_the_schema_whenever_it_answers(value):
+    fast = load_runtime(value)
+    if fast is not None:
+        expected = schema_load(value)
+        assert expected is not None, "the fast loader accepted what the schema rejects"
+        assert fast == expected
+        assert repr(fast) == repr(expected)  # == alone takes 2.0 for 2
+
+
+FULL_RUNTIME = {
+    "apiVersion": "ome.io/v1beta1",
+    "kind": "ServingRuntime",
+    "metadata": {"name": "rt", "namespace": "demo", "labels": {"a": "b"}},
+    "spec": {
+        "disabled": False,
+        "supportedModelFormats": [
+            {
+                "name": "e",
+                "modelFormat": {
+                    "name": "safetensors",
+                    "version": "1",
+                    "operator": "Equal",
+                    "weight": 2,
+                },
+                "modelFramework": {"name": "transformers", "version": "4", "weight": 0},
+                "modelArchitecture": "LlamaForCausalLM",
+                "quantization": "fp8",
+                "autoSelect": True,
+                "priority": 2,
+            }
+        ],
+        "modelSizeRange": {"min": "1B", "max": "8B"},
+        "acceleratorRequirements": {"acceleratorClasses": ["a100"]},
+        "engineConfig": {"annotations": {"ome.io/deploymentMode": "RawDeployment"}},
+        "decoderConfig": {"annotations": {"ome.io/deploymentMode": "MultiNode"}},
+        "protocolVersions": ["openAI"],
+    },
+}
+REPLACEMENTS = [None, "", "x", 0, 1, -1, 2, 2.0, 1.5, True, False, [], ["a"], [None], {}, {"k": 1}]
+
+
+def single_mutations():
+    """FULL_RUNTIME with one member replaced by each odd value, or removed: every place."""
+    count = sum(1 for _ in _places(FULL_RUNTIME))
+    for index in range(count):
+        for replacement in [MISSING, *REPLACEMENTS]:
+            value = copy.deepcopy(FULL_RUNTIME)
+            container, key = list(_places(value))[index]
+            if replacement is MISSING:
+                if not isinstance(container, dict):
+                    continue
+                del container[key]
+            else:
+                container[key] = replacement
+            yield value
+
+
+def test_agrees_with_the_schema_on_every_single_change():
+    answered = 0
+    for value in single_mutations():
+        fast = load_runtime(value)
+        if fast is not None:
+            answered += 1
+            assert repr(fast) == repr(schema_load(value)), value
+    assert answered > 100  # the changes that keep a document plain and valid
+
+
+PLAIN_REF = document(
+    name=TEXT,
+    version=st.one_of(TEXT, st.none(), st.just(MISSING)),
+    operator=st.one_of(TEXT, st.none(), st.just(MISSING)),
+    weight=st.one_of(ints(), st.none(), st.just(MISSING)),
+)
+PLAIN_ENTRY = document(
+    name=st.one_of(TEXT, st.none(), st.just(MISSING)),
+    modelFormat=st.one_of(PLAIN_REF, st.none(), st.just(MISSING)),
+    modelFramework=st.one_of(PLAIN_REF, st.none(), st.just(MISSING)),
+    autoSelect=st.one_of(st.booleans(), st.none(), st.just(MISSING)),
+    priority=st.one_of(ints(1, 9), st.none(), st.just(MISSING)),
+)
+
+
+@settings(max_examples=500)
+@given(
+    st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
+    st.text(min_size=1, max_size=5),
+    st.one_of(TEXT, st.none()),
+    st.lists(PLAIN_ENTRY, max_size=4),
+)
+def test_answers_for_plain_valid_documents(kind, name, namespace, entries):
+    value = {
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"supportedModelFormats": entries},
+    }
+    fast = load_runtime(value)
+    assert fast is not None
+    assert repr(fast) == repr(runtime_document_schema.load(value))
+
+
+def test_answers_for_realistic_manifests():
+    """The benchmark's manifests: container specs, labels, size ranges, accelerators, modes."""
+    for value in rank_request_body(300)["runtimes"]:
+        fast = load_runtime(value)
+        assert fast is not None
+        assert fast == runtime_document_schema.load(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        runtime_doc("rt", entry(priority=0)),  # invalid: marshmallow reports it
+        runtime_doc("rt", entry(priority=2.0)),  # valid, but integral floats are the schema's
+        runtime_doc("rt", entry(diffusionPipeline={"className": "P"})),
+        runtime_doc("rt", engineConfig={"annotations": {"ome.io/deploymentMode": 3}}),
+        runtime_doc("rt", protocolVersions=["openAI", None]),
+        {"kind": "ClusterServingRuntime", "metadata": {"name": ""}, "spec": {}},
+        {"kind": "ClusterServingRuntime", "metadata": {"name": "x"}},
+        [],
+    ],
+)
+def test_leaves_the_rest_to_the_schema(value):
+    assert load_runtime(value) is None
