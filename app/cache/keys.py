@@ -23,7 +23,7 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from app.selection import RULES_VERSION
-from app.selection.documents import RankRequest
+from app.selection.documents import Entry, EntryRef, RankRequest, Runtime, SizeRange
 from app.selection.ranking import target_namespace
 
 RANKING_KEYSPACE = "rank"
@@ -64,6 +64,64 @@ def _plain(value: Any) -> Any:
     return {name: _plain(getattr(value, name)) for name in names}
 
 
+# Runtimes are most of a request and are encoded one by one (SPEC §16: the cache must make the
+# service faster): each as a JSON array of its fields in declaration order, built by hand, which
+# takes a fifth of the time of the generic object encoding above. The field lists below are
+# checked against the dataclasses, so a field added to one of them cannot be left out of the
+# key (two requests that differ in it would share an answer).
+_ENCODED_FIELDS = {
+    Runtime: (
+        "kind", "name", "namespace", "disabled", "entries", "size_range", "accelerator_classes",
+        "engine_mode_annotation", "decoder_mode_annotation", "protocol_versions",
+    ),
+    Entry: (
+        "name", "format", "framework", "architecture", "quantization", "diffusion",
+        "auto_select", "priority",
+    ),
+    EntryRef: ("name", "version", "operator", "weight"),
+    SizeRange: ("min", "max"),
+}  # fmt: skip
+for _kind, _names in _ENCODED_FIELDS.items():
+    if tuple(field.name for field in fields(_kind)) != _names:  # pragma: no cover
+        raise RuntimeError(f"{_kind.__name__} fields changed; update the runtime encoding")
+
+
+def _entry_ref(ref: EntryRef | None) -> tuple | None:
+    return None if ref is None else (ref.name, ref.version, ref.operator, ref.weight)
+
+
+def _entry(entry: Entry) -> tuple:
+    diffusion = None if entry.diffusion is None else _plain(entry.diffusion)
+    return (
+        entry.name,
+        _entry_ref(entry.format),
+        _entry_ref(entry.framework),
+        entry.architecture,
+        entry.quantization,
+        diffusion,
+        entry.auto_select,
+        entry.priority,
+    )
+
+
+def _runtime(runtime: Runtime) -> bytes:
+    size = runtime.size_range
+    return _dumps(
+        (
+            runtime.kind,
+            runtime.name,
+            runtime.namespace,
+            runtime.disabled,
+            [_entry(entry) for entry in runtime.entries],
+            None if size is None else (size.min, size.max),
+            runtime.accelerator_classes,
+            runtime.engine_mode_annotation,
+            runtime.decoder_mode_annotation,
+            runtime.protocol_versions,
+        )
+    )
+
+
 def canonical_inputs(rank_request: RankRequest, endpoint: str, output: str) -> bytes:
     """Canonical JSON of everything one cached answer depends on.
 
@@ -74,7 +132,7 @@ def canonical_inputs(rank_request: RankRequest, endpoint: str, output: str) -> b
     document = {name: _plain(getattr(rank_request, name)) for name in _HEAD_FIELDS}
     document["namespace"] = target_namespace(rank_request)
     document.update(endpoint=endpoint, output=output, rules=RULES_VERSION)
-    runtimes = sorted(_dumps(_plain(runtime)) for runtime in rank_request.runtimes)
+    runtimes = sorted(map(_runtime, rank_request.runtimes))
     # Splicing the encoded runtimes in as the last member gives exactly what json.dumps with
     # sort_keys would give for the whole document, without encoding each runtime twice.
     head = _dumps(document)

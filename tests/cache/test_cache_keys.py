@@ -92,6 +92,37 @@ def _changed(path: tuple, value) -> dict:
         (("model", "spec", "modelParameterSize"), "8B"),
         (("runtimes", 0, "spec", "modelSizeRange", "max"), "60B"),
         (("runtimes", 1, "spec", "disabled"), True),
+        # every field of a runtime, its entries and their refs (keys.py encodes them by hand)
+        (("runtimes", 1, "spec", "supportedModelFormats", 0, "name"), "entry"),
+        (
+            ("runtimes", 1, "spec", "supportedModelFormats", 0, "modelFormat", "operator"),
+            "GreaterThan",
+        ),
+        (("runtimes", 1, "spec", "supportedModelFormats", 0, "modelFormat", "name"), "onnx"),
+        (("runtimes", 1, "spec", "supportedModelFormats", 0, "modelFramework", "name"), "vllm"),
+        (
+            ("runtimes", 1, "spec", "supportedModelFormats", 0, "modelFramework", "version"),
+            "4.46.0",
+        ),
+        (("runtimes", 1, "spec", "supportedModelFormats", 0, "modelFramework", "weight"), 0),
+        (
+            ("runtimes", 1, "spec", "supportedModelFormats", 0, "modelArchitecture"),
+            "MistralForCausalLM",
+        ),
+        (("runtimes", 1, "spec", "supportedModelFormats", 0, "quantization"), "fp8"),
+        (("runtimes", 1, "spec", "supportedModelFormats", 0, "autoSelect"), False),
+        (
+            ("runtimes", 1, "spec", "supportedModelFormats", 0, "diffusionPipeline"),
+            {"className": "FluxPipeline"},
+        ),
+        (("runtimes", 1, "spec", "supportedModelFormats"), []),
+        (("runtimes", 1, "kind"), "ServingRuntime"),
+        (("runtimes", 1, "metadata", "name"), "srt-2"),
+        (("runtimes", 0, "spec", "modelSizeRange", "min"), "2B"),
+        (("runtimes", 1, "spec", "acceleratorRequirements"), {"acceleratorClasses": ["a100"]}),
+        (("runtimes", 1, "spec", "engineConfig"), {"annotations": {"ome.io/deploymentMode": "X"}}),
+        (("runtimes", 1, "spec", "decoderConfig"), {"annotations": {"ome.io/deploymentMode": "X"}}),
+        (("runtimes", 1, "spec", "protocolVersions"), ["openAI"]),
         (("runtimes", 2, "metadata", "namespace"), "other"),
         (("model", "metadata", "name"), "llama-2"),
         (("namespace",), "other"),
@@ -119,7 +150,7 @@ def test_canonical_inputs_are_sorted_compact_json():
     assert encoded == expected
     assert document["namespace"] == "demo"
     assert document["rules"] == RULES_VERSION
-    names = [runtime["name"] for runtime in document["runtimes"]]
+    names = [runtime[1] for runtime in document["runtimes"]]  # [kind, name, namespace, ...]
     assert sorted(names) == ["elsewhere", "srt", "team", "vllm"]
 
 
