@@ -2,11 +2,13 @@
 problem: never a 500, never a traceback (SPEC §15)."""
 
 import copy
+import io
 import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from werkzeug.test import EnvironBuilder
 
 from app import create_app
 from config.settings import TestConfig
@@ -217,6 +219,47 @@ def test_payload_too_large():
         "/v1/rank", data=b" " * 2048, headers={"Content-Type": "application/json"}
     )
     error_of(response, 413, "PayloadTooLarge")
+
+
+def _raw_post(app, body: bytes, **environ):
+    """POST /v1/rank with a hand-made environ: a body shorter than announced, or chunked."""
+    builder = EnvironBuilder(
+        path="/v1/rank", method="POST", data=body, content_type="application/json"
+    )
+    env = builder.get_environ()
+    env.update(environ)
+    env["wsgi.input"] = io.BytesIO(body)
+    return app.response_class.from_app(app, env)
+
+
+def test_body_shorter_than_its_content_length():
+    app = create_app(TestConfig())
+    response = _raw_post(app, b'{"model": {}}', CONTENT_LENGTH="4096")
+    error_of(response, 400, "MalformedRequest")
+
+
+def test_chunked_body_without_content_length():
+    """A body whose end the server marks (chunked transfer) is read to its end, and the size
+    limit still holds."""
+    config = TestConfig()
+    config.MAX_CONTENT_LENGTH = 64 * 1024
+    app = create_app(config)
+    body = json.dumps(rank_body(model_doc(), runtime_doc("vllm"))).encode()
+    chunked = {"wsgi.input_terminated": True, "HTTP_TRANSFER_ENCODING": "chunked"}
+    environ = {"CONTENT_LENGTH": "", **chunked}
+    response = _raw_post(app, body, **environ)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.get_json()["selected"]["name"] == "vllm"
+    error_of(_raw_post(app, b" " * (65 * 1024), **environ), 413, "PayloadTooLarge")
+
+
+def test_empty_body():
+    response = (
+        create_app(TestConfig())
+        .test_client()
+        .post("/v1/rank", data=b"", headers={"Content-Type": "application/json"})
+    )
+    error_of(response, 400, "MalformedRequest")
 
 
 def test_too_many_runtimes():
