@@ -10,7 +10,9 @@ import os
 import shutil
 import tempfile
 
-from config.settings import _env_int, _env_log_level
+from gunicorn.glogging import Logger
+
+from config.settings import env_int, env_log_level
 
 MULTIPROC_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"  # app/metrics.py reads the same
 
@@ -31,19 +33,35 @@ def available_cpus() -> int:
 
 bind = os.environ.get("OME_RANKER_BIND", "127.0.0.1:8080")
 # Ranking is CPU-bound: one worker per core, plus one to cover a worker in I/O.
-workers = _env_int("OME_RANKER_WORKERS", available_cpus() + 1, 1)
+workers = env_int("OME_RANKER_WORKERS", available_cpus() + 1, 1)
 worker_class = "sync"
-timeout = _env_int("OME_RANKER_WORKER_TIMEOUT", 30, 1)
+timeout = env_int("OME_RANKER_WORKER_TIMEOUT", 30, 1)
 # SIGTERM: stop accepting, let in-flight requests finish for this long, then kill.
-graceful_timeout = _env_int("OME_RANKER_GRACEFUL_TIMEOUT", 20, 1)
-keepalive = _env_int("OME_RANKER_KEEPALIVE", 5, 0)
+graceful_timeout = env_int("OME_RANKER_GRACEFUL_TIMEOUT", 20, 1)
+keepalive = env_int("OME_RANKER_KEEPALIVE", 5, 0)
 # Recycle workers now and then so that a slow leak can never grow without bound.
-max_requests = _env_int("OME_RANKER_MAX_REQUESTS", 10000, 0)
+max_requests = env_int("OME_RANKER_MAX_REQUESTS", 10000, 0)
 max_requests_jitter = 1000
 # The application logs one structured line per request; gunicorn's access log is off.
 accesslog = None
 errorlog = "-"
-loglevel = _env_log_level("OME_RANKER_LOG_LEVEL", "INFO").lower()
+loglevel = env_log_level("OME_RANKER_LOG_LEVEL", "INFO").lower()
+
+
+class NoAccessLogLogger(Logger):
+    """gunicorn's logger without its access log: the app writes one structured line per request
+    (app/observability.py). With ``logconfig_dict`` set, gunicorn counts its access log as
+    enabled even though ``accesslog`` is off, and builds every request's line to discard it."""
+
+    @property
+    def access_log_enabled(self) -> bool:
+        return False
+
+    def access(self, resp, req, environ, request_time) -> None:
+        return None
+
+
+logger_class = NoAccessLogLogger
 # gunicorn's own lines as JSON too, through the root handler the workers' app reuses
 # (app/logs.py); that module imports no prometheus_client (see on_starting).
 logconfig_dict = {

@@ -13,7 +13,7 @@ class SettingsError(ValueError):
     pass
 
 
-def _env_int(name: str, default: int, minimum: int = 0) -> int:
+def env_int(name: str, default: int, minimum: int = 0) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -79,7 +79,7 @@ def _redis_url(name: str, cluster: bool) -> str | None:
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-def _env_log_level(name: str, default: str) -> str:
+def env_log_level(name: str, default: str) -> str:
     """Upper-cased; gunicorn (config/gunicorn.conf.py) reads the same variable."""
     raw = _env_str(name, default)
     level = raw.strip().upper()
@@ -93,24 +93,24 @@ class Config:
 
     def __init__(self) -> None:
         # Request limits (SPEC §15): 16 MiB bodies by default.
-        self.MAX_CONTENT_LENGTH = _env_int("OME_RANKER_MAX_BODY_BYTES", 16 * 1024 * 1024, 1)
-        self.MAX_RUNTIMES = _env_int("OME_RANKER_MAX_RUNTIMES", 10_000, 1)
+        self.MAX_CONTENT_LENGTH = env_int("OME_RANKER_MAX_BODY_BYTES", 16 * 1024 * 1024, 1)
+        self.MAX_RUNTIMES = env_int("OME_RANKER_MAX_RUNTIMES", 10_000, 1)
         # Cache (SPEC §16). No REDIS_URL: an in-process LRU cache.
         self.REDIS_CLUSTER = _env_bool("OME_RANKER_REDIS_CLUSTER", False)
         self.REDIS_URL = _redis_url("REDIS_URL", self.REDIS_CLUSTER)
         self.CACHE_PREFIX = _env_str("OME_RANKER_CACHE_PREFIX", "ome-ranker:")
-        self.CACHE_TTL_SECONDS = _env_int("OME_RANKER_CACHE_TTL", 3600, 1)
-        self.CACHE_LOCAL_ENTRIES = _env_int("OME_RANKER_CACHE_LOCAL_ENTRIES", 1024, 0)
+        self.CACHE_TTL_SECONDS = env_int("OME_RANKER_CACHE_TTL", 3600, 1)
+        self.CACHE_LOCAL_ENTRIES = env_int("OME_RANKER_CACHE_LOCAL_ENTRIES", 1024, 0)
         self.REDIS_TIMEOUT_SECONDS = _env_float("OME_RANKER_REDIS_TIMEOUT", 0.05, 0.001)
         # Circuit breaker: after this many consecutive Redis failures, leave Redis alone for the
         # cool-down, then let one request probe it.
-        self.CACHE_BREAKER_FAILURES = _env_int("OME_RANKER_CACHE_BREAKER_FAILURES", 5, 1)
+        self.CACHE_BREAKER_FAILURES = env_int("OME_RANKER_CACHE_BREAKER_FAILURES", 5, 1)
         self.CACHE_BREAKER_COOLDOWN_SECONDS = _env_float(
             "OME_RANKER_CACHE_BREAKER_COOLDOWN", 5.0, 0.0
         )
         # A failing Redis is logged once per interval, not once per request.
         self.CACHE_LOG_INTERVAL_SECONDS = _env_float("OME_RANKER_CACHE_LOG_INTERVAL", 60.0, 0.0)
-        self.LOG_LEVEL = _env_log_level("OME_RANKER_LOG_LEVEL", "INFO")
+        self.LOG_LEVEL = env_log_level("OME_RANKER_LOG_LEVEL", "INFO")
 
 
 class TestConfig(Config):

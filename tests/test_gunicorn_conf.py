@@ -164,3 +164,25 @@ def test_two_real_workers_add_up_in_metrics(tmp_path):
     lines = [json.loads(line) for line in errors.splitlines() if line.startswith("{")]
     assert any(line["msg"].startswith("Booting worker") for line in lines)  # gunicorn's, as JSON
     assert server.returncode == 0
+
+
+def test_the_logger_builds_no_access_lines(capsys):
+    """gunicorn's own logger counts the access log as on whenever logconfig_dict is set."""
+    from gunicorn.config import Config as GunicornConfig
+    from gunicorn.glogging import Logger
+
+    conf = load_conf()
+    cfg = GunicornConfig()
+    cfg.set("logconfig_dict", conf.logconfig_dict)
+    cfg.set("accesslog", conf.accesslog)
+    # Instances without setup(), which would reconfigure this process's logging.
+    stock = object.__new__(Logger)
+    stock.cfg = cfg
+    assert stock.access_log_enabled  # what the class is for
+    logger = object.__new__(conf.logger_class)
+    logger.cfg = cfg
+    assert not logger.access_log_enabled
+    response = SimpleNamespace(status="200 OK", headers=[], sent=2)
+    request = SimpleNamespace(headers=[], method="GET", path="/healthz", query="", version=(1, 1))
+    logger.access(response, request, {"REMOTE_ADDR": "127.0.0.1"}, 0.001)
+    assert capsys.readouterr() == ("", "")
