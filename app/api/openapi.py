@@ -100,6 +100,16 @@ def _add_components(spec: APISpec, max_runtimes: int) -> None:
         },
     )
     components.header(
+        "Vary",
+        {
+            "description": (
+                "`Accept` on a `/v1/rank` answer: the same request answers JSON, text or YAML "
+                "by its `Accept` header, so a shared HTTP cache must key on it."
+            ),
+            "schema": {"type": "string", "enum": ["Accept"]},
+        },
+    )
+    components.header(
         "X-Cache",
         {
             "description": (

@@ -73,7 +73,7 @@ def ranking_operations() -> dict[str, dict]:
                 "responses": {
                     "200": {
                         "description": "The ranking.",
-                        "headers": answer_headers,
+                        "headers": {**answer_headers, "Vary": "Vary"},
                         "content": {
                             JSON: {"schema": schemas.RankResponseSchema, "examples": rank_example},
                             "text/plain": {

@@ -202,7 +202,9 @@ def rank() -> Response:
     output = OUTPUT_TEXT if wanted == "text/plain" else OUTPUT_JSON
     if wanted in YAML_TYPES:
         output = OUTPUT_YAML
-    return cached_answer("rank", output, lambda ranking: _rank_answer(ranking, output))
+    response = cached_answer("rank", output, lambda ranking: _rank_answer(ranking, output))
+    response.headers["Vary"] = "Accept"  # one URL, three representations
+    return response
 
 
 @bp.post("/v1/select")

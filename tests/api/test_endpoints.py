@@ -190,14 +190,16 @@ def test_empty_table_is_the_header(api):
 
 def test_accept_negotiation(api):
     body = rank_body(model_doc(), runtime_doc("rt"))
-    for accept, mimetype in [
-        ("*/*", "application/json"),
-        ("image/png", "application/json"),
-        ("text/plain;q=0.5, application/yaml", "application/yaml"),
-        ("text/*", "text/plain"),
+    for accept, mimetype, cache in [
+        ("*/*", "application/json", "miss"),
+        ("image/png", "application/json", "hit"),  # the same representation: the same entry
+        ("text/plain;q=0.5, application/yaml", "application/yaml", "miss"),
+        ("text/*", "text/plain", "miss"),
     ]:
         response = api.post("/v1/rank", json=body, headers={"Accept": accept})
         assert response.mimetype == mimetype, accept
+        assert response.headers["X-Cache"] == cache, accept
+        assert response.headers["Vary"] == "Accept"
 
 
 def test_non_finite_distance_is_null_and_size_warnings(api):
