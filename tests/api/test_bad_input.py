@@ -327,3 +327,24 @@ def test_no_input_gives_a_500(path, value, endpoint):
     response = _fuzz_client.post(endpoint, data=json.dumps(body), content_type="application/json")
     assert response.status_code in (200, 400, 404, 422), response.get_data(as_text=True)
     assert "Traceback" not in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("spec", "path"),
+    [
+        ({"supportedModelFormats": [None]}, "spec.supportedModelFormats[0]"),
+        (
+            {"acceleratorRequirements": {"acceleratorClasses": ["a100", None]}},
+            "spec.acceleratorRequirements.acceleratorClasses[1]",
+        ),
+        ({"protocolVersions": [None]}, "spec.protocolVersions[0]"),
+    ],
+)
+def test_null_list_items_are_invalid(api, spec, path):
+    """README "Where the specification is silent": a null item is refused, as the CRD would."""
+    runtime = runtime_doc("rt")
+    runtime["spec"].update(spec)
+    error = error_of(
+        api.post("/v1/rank", json=rank_body(model_doc(), runtime)), 422, "InvalidDocument"
+    )
+    assert error["fields"] == {f"runtimes[0].{path}": ["Field may not be null."]}
