@@ -28,6 +28,7 @@ EXPOSE 8080
 # Liveness only (no Redis): the image has no curl, so Python asks /healthz on the bound port.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; port = os.environ['OME_RANKER_BIND'].rpartition(':')[2]; urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=2)"]
-# gunicorn stops gracefully on SIGTERM (OME_RANKER_GRACEFUL_TIMEOUT, 20 s by default).
+# On SIGTERM the service drains (/readyz 503, still answering) for OME_RANKER_DRAIN_SECONDS (5 s),
+# then finishes what it holds within OME_RANKER_GRACEFUL_TIMEOUT (20 s): stop timeouts must be longer.
 STOPSIGNAL SIGTERM
 CMD ["gunicorn", "--config", "config/gunicorn.conf.py", "app:create_app()"]

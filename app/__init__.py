@@ -16,12 +16,14 @@ def create_app(config: Config | None = None) -> Flask:
     app.config.from_object(settings)
     app.config.update(vars(settings))
 
-    from . import cache, errors, observability
+    from . import cache, deadline, errors, observability
     from .api import docs, operations
     from .api.views import bp as ranking_bp
 
     # First, so that its before_request hook (request id, timer) runs before any other.
     observability.init_app(app)
+    # Then the request's clock (OME_RANKER_REQUEST_DEADLINE), before any view runs.
+    deadline.init_app(app)
     errors.register_error_handlers(app)
     # Here, not at import: each gunicorn worker builds its app, so its own Redis pool.
     cache.init_app(app)

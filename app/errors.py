@@ -66,6 +66,72 @@ class RuntimeDisabled(ApiError):
     status, code = 422, "RuntimeDisabled"
 
 
+class DeadlineExceeded(ApiError):
+    """The request ran past ``OME_RANKER_REQUEST_DEADLINE`` (app/deadline.py)."""
+
+    status, code = 503, "DeadlineExceeded"
+
+
+class RequestTimeout(ApiError):
+    """The client did not send its whole request within ``OME_RANKER_CLIENT_TIMEOUT``."""
+
+    status, code = 408, "RequestTimeout"
+
+
+# Answered by the worker (app/worker/) for requests gunicorn's parser refuses.
+class RequestLineTooLong(ApiError):
+    status, code = 414, "RequestLineTooLong"
+
+
+class HeadersTooLarge(ApiError):
+    status, code = 431, "HeadersTooLarge"
+
+
+class ExpectationFailed(ApiError):
+    status, code = 417, "ExpectationFailed"
+
+
+class UnsupportedTransferCoding(ApiError):
+    status, code = 501, "UnsupportedTransferCoding"
+
+
+class RuntimeInheritanceError(ApiError):
+    status, code = 422, "RuntimeInheritanceError"
+
+
+class RuntimeIncompatible(ApiError):
+    status, code = 422, "RuntimeIncompatible"
+
+
+class ModelNotReady(ApiError):
+    status, code = 422, "ModelNotReady"
+
+
+# SPEC §15: what the user can do about a model that is not Ready.
+MODEL_NOT_READY_HINT = (
+    "OME's model agent fills modelFormat (and modelFramework, modelArchitecture, "
+    "modelParameterSize) from the model's files when the model becomes Ready; retry with "
+    "those fields set, as `kubectl get` shows them once the model is Ready"
+)
+
+
+class ModelNotFound(ApiError):
+    status, code = 404, "ModelNotFound"
+
+
+# SPEC §7, §15: the errors OME answers, by the code selection reports them with.
+SELECTION_ERRORS: dict[str, type[ApiError]] = {
+    error.code: error
+    for error in (
+        RuntimeNotFound,
+        RuntimeDisabled,
+        RuntimeInheritanceError,
+        RuntimeIncompatible,
+        ModelNotReady,
+    )
+}
+
+
 # Werkzeug's own errors (404, 405 …) keep their status under a stable code.
 HTTP_CODES = {
     400: "MalformedRequest",

@@ -7,12 +7,20 @@ helpers are shared with the app: a bad value stops start-up with a message namin
 import glob
 import math
 import os
+import secrets
 import shutil
 import tempfile
 
 from gunicorn.glogging import Logger
 
-from config.settings import env_int, env_log_level
+from config.settings import (
+    CACHE_SECRET_VARIABLE,
+    UNSHARED_CACHE_SECRET_WARNING,
+    ServerSettings,
+    cache_secret,
+    env_int,
+    env_log_level,
+)
 
 MULTIPROC_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"  # app/metrics.py reads the same
 
@@ -31,14 +39,25 @@ def available_cpus() -> int:
     return cpus
 
 
-bind = os.environ.get("OME_RANKER_BIND", "127.0.0.1:8080")
 # Ranking is CPU-bound: one worker per core, plus one to cover a worker in I/O.
-workers = env_int("OME_RANKER_WORKERS", available_cpus() + 1, 1)
-worker_class = "sync"
-timeout = env_int("OME_RANKER_WORKER_TIMEOUT", 30, 1)
-# SIGTERM: stop accepting, let in-flight requests finish for this long, then kill.
-graceful_timeout = env_int("OME_RANKER_GRACEFUL_TIMEOUT", 20, 1)
-keepalive = env_int("OME_RANKER_KEEPALIVE", 5, 0)
+server_settings = ServerSettings.from_environment(default_workers=available_cpus() + 1)
+bind = server_settings.bind
+workers = server_settings.workers
+# gthread's thread pool behind an event loop that reads each request whole before a thread
+# takes it (app/worker/): slow and idle clients cost a buffer, never a thread. A few threads
+# per worker: they overlap Redis round trips and keep probes answered beside a long ranking;
+# the GIL makes more of them no faster at ranking.
+worker_class = "app.worker.RankerWorker"
+threads = server_settings.threads
+worker_connections = server_settings.worker_connections
+# The worker's event loop beats the heartbeat; a request that runs long does not stop it (the
+# request deadline answers those), so this only catches a worker whose loop is stuck.
+timeout = server_settings.timeout
+# SIGTERM: each worker drains (keeps accepting, /readyz 503) for OME_RANKER_DRAIN_SECONDS, then
+# stops accepting and gets OME_RANKER_GRACEFUL_TIMEOUT to finish; the master waits for both.
+graceful_timeout = server_settings.drain_seconds + server_settings.graceful_timeout
+keepalive = server_settings.keepalive
+cache_secret()  # a bad OME_RANKER_CACHE_SECRET stops the master, not every worker it forks
 # Recycle workers now and then so that a slow leak can never grow without bound.
 max_requests = env_int("OME_RANKER_MAX_REQUESTS", 10000, 0)
 max_requests_jitter = 1000
@@ -92,6 +111,7 @@ _owned_metrics_dir = None
 
 def on_starting(server):
     """In the master, before any worker exists (prometheus_client fixes its mode on import)."""
+    _share_cache_secret(server)
     global _owned_metrics_dir
     path = os.environ.get(MULTIPROC_DIR_VARIABLE)
     if path:
@@ -102,6 +122,16 @@ def on_starting(server):
         path = _owned_metrics_dir = tempfile.mkdtemp(prefix="ome-ranker-metrics-")
         os.environ[MULTIPROC_DIR_VARIABLE] = path
     server.log.info("prometheus multiprocess directory: %s", path)
+
+
+def _share_cache_secret(server) -> None:
+    """Without OME_RANKER_CACHE_SECRET, one random key for every worker of this instance, made
+    before the fork, so that the workers read each other's cache entries."""
+    if cache_secret() is not None:
+        return
+    os.environ[CACHE_SECRET_VARIABLE] = secrets.token_hex(32)
+    if os.environ.get("REDIS_URL"):
+        server.log.warning(UNSHARED_CACHE_SECRET_WARNING)
 
 
 def child_exit(server, worker):

@@ -6,6 +6,7 @@ A bad value fails at start-up with a message naming the variable, never later.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 
@@ -88,12 +89,95 @@ def env_log_level(name: str, default: str) -> str:
     return level
 
 
+# The worker answers a request its code left running this long past the deadline itself
+# (app/worker/): the deadline plus this margin must stay below the worker timeout.
+DEADLINE_MARGIN_SECONDS = 2.0
+# WSGI environ key the worker (app/worker/) sets to True while it drains before stopping.
+DRAINING_ENVIRON_KEY = "ome_ranker.draining"
+CACHE_SECRET_VARIABLE = "OME_RANKER_CACHE_SECRET"
+CACHE_SECRET_MIN_BYTES = 16
+# Logged by whoever makes a random key (the gunicorn master, else create_app) for a Redis.
+UNSHARED_CACHE_SECRET_WARNING = (
+    f"{CACHE_SECRET_VARIABLE} is unset: cache entries are signed with a random key of this "
+    "service instance, so other instances sharing the Redis cannot read them (and a restart "
+    "starts cold)"
+)
+
+
+def worker_timeout() -> int:
+    return env_int("OME_RANKER_WORKER_TIMEOUT", 30, 1)
+
+
+def request_deadline(timeout: int) -> float:
+    """``OME_RANKER_REQUEST_DEADLINE``, checked against the worker timeout it must undercut."""
+    deadline = _env_float("OME_RANKER_REQUEST_DEADLINE", 10.0, 0.1)
+    if deadline + DEADLINE_MARGIN_SECONDS >= timeout:
+        raise SettingsError(
+            f"OME_RANKER_REQUEST_DEADLINE must be below OME_RANKER_WORKER_TIMEOUT ({timeout}) "
+            f"by more than {DEADLINE_MARGIN_SECONDS:g} s, got {deadline:g}"
+        )
+    return deadline
+
+
+def cache_secret() -> bytes | None:
+    """The key that signs cache entries; None when unset (the caller makes a random one)."""
+    raw = _env_str(CACHE_SECRET_VARIABLE, None)
+    if raw is None:
+        return None
+    secret = raw.encode("utf-8")
+    if len(secret) < CACHE_SECRET_MIN_BYTES:
+        raise SettingsError(
+            f"{CACHE_SECRET_VARIABLE} must be at least {CACHE_SECRET_MIN_BYTES} bytes "
+            f"(e.g. `openssl rand -hex 32`), got {len(secret)}"
+        )
+    return secret
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """What config/gunicorn.conf.py and the worker (app/worker/) read; see README
+    "Configuration". The master reads them once at start, each worker again after the fork."""
+
+    bind: str
+    workers: int
+    threads: int
+    worker_connections: int
+    timeout: int
+    graceful_timeout: int
+    drain_seconds: int
+    keepalive: int
+    client_timeout: float
+    request_deadline: float
+    max_body_bytes: int
+
+    @classmethod
+    def from_environment(cls, default_workers: int = 1) -> ServerSettings:
+        timeout = worker_timeout()
+        return cls(
+            bind=os.environ.get("OME_RANKER_BIND", "127.0.0.1:8080"),
+            workers=env_int("OME_RANKER_WORKERS", default_workers, 1),
+            threads=env_int("OME_RANKER_THREADS", 4, 1),
+            worker_connections=env_int("OME_RANKER_WORKER_CONNECTIONS", 1000, 1),
+            timeout=timeout,
+            graceful_timeout=env_int("OME_RANKER_GRACEFUL_TIMEOUT", 20, 1),
+            drain_seconds=env_int("OME_RANKER_DRAIN_SECONDS", 5, 0),
+            keepalive=env_int("OME_RANKER_KEEPALIVE", 5, 0),
+            client_timeout=_env_float("OME_RANKER_CLIENT_TIMEOUT", 10.0, 0.1),
+            request_deadline=request_deadline(timeout),
+            max_body_bytes=max_body_bytes(),
+        )
+
+
+def max_body_bytes() -> int:
+    return env_int("OME_RANKER_MAX_BODY_BYTES", 16 * 1024 * 1024, 1)
+
+
 class Config:
     """Production defaults; every value can be set from the environment."""
 
     def __init__(self) -> None:
         # Request limits (SPEC §15): 16 MiB bodies by default.
-        self.MAX_CONTENT_LENGTH = env_int("OME_RANKER_MAX_BODY_BYTES", 16 * 1024 * 1024, 1)
+        self.MAX_CONTENT_LENGTH = max_body_bytes()
         self.MAX_RUNTIMES = env_int("OME_RANKER_MAX_RUNTIMES", 10_000, 1)
         # Cache (SPEC §16). No REDIS_URL: an in-process LRU cache.
         self.REDIS_CLUSTER = _env_bool("OME_RANKER_REDIS_CLUSTER", False)
@@ -110,7 +194,11 @@ class Config:
         )
         # A failing Redis is logged once per interval, not once per request.
         self.CACHE_LOG_INTERVAL_SECONDS = _env_float("OME_RANKER_CACHE_LOG_INTERVAL", 60.0, 0.0)
+        # Entries are signed (app/cache/framing.py); None: a random key of this process.
+        self.CACHE_SECRET = cache_secret()
         self.LOG_LEVEL = env_log_level("OME_RANKER_LOG_LEVEL", "INFO")
+        # A request still running this long is answered 503 (app/deadline.py).
+        self.REQUEST_DEADLINE_SECONDS = request_deadline(worker_timeout())
 
 
 class TestConfig(Config):
@@ -123,3 +211,6 @@ class TestConfig(Config):
         # a developer's REDIS_URL must not send test entries to their Redis.
         self.REDIS_URL = None
         self.REDIS_CLUSTER = False
+        # A fixed key, so that the apps of one test share their entries, as the workers of one
+        # service do; tests of the unset default set None.
+        self.CACHE_SECRET = b"ome-ranker test cache secret"

@@ -50,8 +50,33 @@ def test_settings_come_from_the_environment(monkeypatch):
     assert (conf.workers, conf.bind, conf.loglevel) == (3, "0.0.0.0:9999", "warning")
     assert conf.accesslog is None  # the app logs one JSON line per request instead
     assert conf.preload_app is False
-    assert conf.graceful_timeout == 20
     assert conf.control_socket_disable is True
+
+
+def test_the_worker_model(monkeypatch):
+    for variable in ("OME_RANKER_THREADS", "OME_RANKER_DRAIN_SECONDS", "OME_RANKER_KEEPALIVE"):
+        monkeypatch.delenv(variable, raising=False)
+    conf = load_conf()
+    assert conf.worker_class == "app.worker.RankerWorker"
+    assert (conf.threads, conf.worker_connections, conf.keepalive) == (4, 1000, 5)
+    # The master waits for the drain and then for the workers to finish.
+    assert conf.graceful_timeout == 5 + 20
+    monkeypatch.setenv("OME_RANKER_DRAIN_SECONDS", "0")
+    monkeypatch.setenv("OME_RANKER_GRACEFUL_TIMEOUT", "7")
+    monkeypatch.setenv("OME_RANKER_THREADS", "8")
+    conf = load_conf()
+    assert (conf.graceful_timeout, conf.threads) == (7, 8)
+
+
+def test_the_worker_class_loads_in_the_master_without_metrics():
+    """gunicorn imports the worker class in the master before on_starting sets
+    PROMETHEUS_MULTIPROC_DIR; prometheus_client must not be imported by then."""
+    code = (
+        "import sys; from gunicorn.util import load_class; "
+        "load_class('app.worker.RankerWorker'); "
+        "assert 'prometheus_client' not in sys.modules, 'imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
 def test_default_workers_follow_the_usable_cpus(monkeypatch):
@@ -63,7 +88,16 @@ def test_default_workers_follow_the_usable_cpus(monkeypatch):
 
 @pytest.mark.parametrize(
     ("variable", "value"),
-    [("OME_RANKER_WORKERS", "many"), ("OME_RANKER_WORKERS", "0"), ("OME_RANKER_LOG_LEVEL", "x")],
+    [
+        ("OME_RANKER_WORKERS", "many"),
+        ("OME_RANKER_WORKERS", "0"),
+        ("OME_RANKER_LOG_LEVEL", "x"),
+        ("OME_RANKER_THREADS", "0"),
+        ("OME_RANKER_DRAIN_SECONDS", "-1"),
+        ("OME_RANKER_CLIENT_TIMEOUT", "soon"),
+        ("OME_RANKER_REQUEST_DEADLINE", "29"),
+        ("OME_RANKER_CACHE_SECRET", "too short"),
+    ],
 )
 def test_a_bad_value_names_the_variable(monkeypatch, variable, value):
     monkeypatch.setenv(variable, value)
@@ -75,6 +109,20 @@ def test_the_log_config_resolves():
     config = load_conf().logconfig_dict
     handler = logging.config.DictConfigurator(config).resolve(config["handlers"]["json"]["class"])
     assert handler.__name__ == "StderrHandler"
+
+
+def test_on_starting_makes_one_cache_secret_for_every_worker(monkeypatch, caplog):
+    monkeypatch.setenv(VARIABLE, "placeholder")
+    monkeypatch.setenv("OME_RANKER_CACHE_SECRET", "placeholder")
+    monkeypatch.delenv("OME_RANKER_CACHE_SECRET")
+    monkeypatch.setenv("REDIS_URL", "redis://cache:6379/0")
+    conf = load_conf()
+    conf.on_starting(fake_server())
+    made = os.environ["OME_RANKER_CACHE_SECRET"]
+    assert len(bytes.fromhex(made)) == 32  # inherited by the workers forked after this
+    assert "OME_RANKER_CACHE_SECRET is unset" in caplog.text
+    conf.on_starting(fake_server())  # a given (or already made) secret is kept
+    assert os.environ["OME_RANKER_CACHE_SECRET"] == made
 
 
 def test_on_starting_makes_a_fresh_directory_and_on_exit_removes_it(unset_multiproc_dir):

@@ -32,12 +32,19 @@ class MalformedRequest(Exception):
         self.message = message
 
 
-def _clip(value: object, limit: int = 80) -> str:
+def clip(value: object, limit: int = 80) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_clip = clip  # the names the YAML loader imports
+
+
 def _utf8(raw: bytes) -> str:
+    return check_utf8(raw)
+
+
+def check_utf8(raw: bytes) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -73,9 +80,10 @@ def _reject_constant(name: str) -> Any:
     raise MalformedRequest(f"request body is not valid JSON: {name} is not a JSON value")
 
 
-def decode_json_body(raw: bytes) -> dict:
-    """Decode a JSON object (UTF-8, a leading BOM tolerated); duplicate keys: the last wins."""
-    text = _utf8(raw).removeprefix("\ufeff")  # json.loads(bytes) would accept UTF-16/32 too
+def decode_json_body(raw: bytes) -> dict | list:
+    """Decode a JSON object, or an array (of manifests, SPEC §15), from UTF-8 (a leading BOM
+    tolerated); duplicate keys: the last wins."""
+    text = check_utf8(raw).removeprefix("\ufeff")  # json.loads(bytes) would accept UTF-16/32 too
     too_deep = f"request body is nested deeper than {MAX_DEPTH} levels"
     try:
         data = json.loads(text, parse_constant=_reject_constant)
@@ -85,10 +93,10 @@ def decode_json_body(raw: bytes) -> dict:
         raise MalformedRequest(too_deep) from None
     except ValueError:  # the only other: an integer longer than sys.get_int_max_str_digits()
         raise MalformedRequest("request body is not valid JSON: an integer is too long") from None
-    if not isinstance(data, dict):
-        names = {list: "array", str: "string", bool: "boolean", type(None): "null"}
+    if not isinstance(data, dict | list):
+        names = {str: "string", bool: "boolean", type(None): "null"}
         got = names.get(type(data), "number")
-        raise MalformedRequest(f"request body must be a JSON object, got {got}")
+        raise MalformedRequest(f"request body must be a JSON object or array, got {got}")
     if _json_depth(raw) > MAX_DEPTH:  # after loads: the scan needs well-formed JSON
         raise MalformedRequest(too_deep)
     return data

@@ -162,6 +162,18 @@ def _add_components(spec: APISpec, max_runtimes: int) -> None:
         },
     )
     components.parameter(
+        "ModelCacheProvider",
+        "query",
+        {
+            "name": "modelCacheProvider",
+            "description": (
+                "The model cache provider the cluster's OME is configured with, when the body "
+                "names none (absent: none is configured). Only sharded models read it."
+            ),
+            "schema": {"type": "string"},
+        },
+    )
+    components.parameter(
         "OmeVersion",
         "query",
         {
@@ -215,26 +227,72 @@ def _add_components(spec: APISpec, max_runtimes: int) -> None:
             "`Content-Type` reads as JSON).",
             "UnsupportedMediaType",
         ),
-        "InvalidDocument": error_response(
+        "RankUnprocessable": error_response(
             "`InvalidDocument`: a document breaks the schema; `fields` maps each full path to "
-            "its messages. Also a duplicate candidate, an InferenceService naming another "
-            "model, an `omeVersion` that is not a version.",
+            "its messages. Also an InferenceService naming another model, an `omeVersion` that "
+            "is not a version. `ModelNotReady`: the model has no `modelFormat.name` yet; "
+            "`message` is OME's refusal and `hint` says what fills it.",
             "InvalidDocument",
+            "ModelNotReady",
         ),
-        "RuntimeNotFound": error_response(
-            "`RuntimeNotFound`: the InferenceService's `spec.runtime.name` names no candidate.",
+        "ModelNotFound": error_response(
+            "`ModelNotFound`: a manifest stream's InferenceService names a model the stream does "
+            "not hold (OME's model lookup fails).",
+            "ModelNotFound",
+        ),
+        "SelectNotFound": error_response(
+            "`RuntimeNotFound`: the InferenceService's `spec.runtime.name` names no runtime "
+            "where its `spec.runtime.kind` looks; `ModelNotFound` as for `/v1/rank`.",
             "RuntimeNotFound",
+            "ModelNotFound",
         ),
         "SelectUnprocessable": error_response(
-            "`InvalidDocument` as for every endpoint; `NoRuntimeFound` when nothing qualifies "
-            "(`message` is OME's no-runtime text, `excluded` maps each excluded runtime to its "
-            "reason); `RuntimeDisabled` when the explicitly named runtime is disabled.",
+            "`InvalidDocument` and `ModelNotReady` as for `/v1/rank`; `NoRuntimeFound` when "
+            "nothing qualifies (`message` is OME's no-runtime text, `excluded` maps each "
+            "excluded runtime to its reason); `RuntimeDisabled`, `RuntimeInheritanceError` and "
+            "`RuntimeIncompatible` when the explicitly named runtime cannot be used.",
             "InvalidDocument",
+            "ModelNotReady",
             "NoRuntimeFound",
             "RuntimeDisabled",
+            "RuntimeInheritanceError",
+            "RuntimeIncompatible",
         ),
+        **{code: error_response(description, code) for code, description in SERVER_ERRORS.items()},
     }.items():
         components.response(name, response)
+
+
+# Errors the server itself answers for any request (app/worker, app/deadline.py), before or
+# around the view: every operation lists them.
+SERVER_ERRORS = {
+    "RequestTimeout": "`RequestTimeout` (408): the request did not arrive in full in time.",
+    "RequestLineTooLong": "`RequestLineTooLong` (414): the request line is over 4 094 bytes.",
+    "ExpectationFailed": "`ExpectationFailed` (417): an `Expect` other than `100-continue`.",
+    "HeadersTooLarge": "`HeadersTooLarge` (431): too many or too large headers.",
+    "UnsupportedTransferCoding": (
+        "`UnsupportedTransferCoding` (501): a `Transfer-Encoding` other than `chunked`."
+    ),
+    "DeadlineExceeded": (
+        "`DeadlineExceeded` (503): the request ran past `OME_RANKER_REQUEST_DEADLINE`."
+    ),
+}
+SERVER_ERROR_STATUSES = {
+    "RequestTimeout": "408",
+    "RequestLineTooLong": "414",
+    "ExpectationFailed": "417",
+    "HeadersTooLarge": "431",
+    "UnsupportedTransferCoding": "501",
+    "DeadlineExceeded": "503",
+}
+
+
+def _with_server_errors(operations: dict[str, dict]) -> dict[str, dict]:
+    for operation in operations.values():
+        responses = operation["responses"]
+        for name, status in SERVER_ERROR_STATUSES.items():
+            responses.setdefault(status, name)
+    return operations
 
 
 def build_spec(max_body_bytes: int, max_runtimes: int) -> dict[str, Any]:
@@ -242,7 +300,7 @@ def build_spec(max_body_bytes: int, max_runtimes: int) -> dict[str, Any]:
     spec = _new_spec(max_body_bytes, max_runtimes)
     _add_components(spec, max_runtimes)
     for path, operations in {**ranking_operations(), **service_operations()}.items():
-        spec.path(path=path, operations=operations)
+        spec.path(path=path, operations=_with_server_errors(operations))
     document = spec.to_dict()
     runtimes = document["components"]["schemas"]["RankRequest"]["properties"]["runtimes"]
     runtimes["maxItems"] = max_runtimes  # more is a 413 PayloadTooLarge

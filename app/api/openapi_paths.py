@@ -21,15 +21,24 @@ writes it to a file) or `application/yaml` (the JSON answer as YAML)."""
 
 SELECT_DESCRIPTION = """\
 Only the runtime OME would use, or the error OME would report: 422 `NoRuntimeFound` when \
-nothing qualifies, 404 `RuntimeNotFound` or 422 `RuntimeDisabled` for an explicit \
-`spec.runtime.name` that cannot be used."""
+nothing qualifies; 404 `RuntimeNotFound`, 422 `RuntimeDisabled`, `RuntimeInheritanceError` or \
+`RuntimeIncompatible` for an explicit `spec.runtime.name` that cannot be used; 422 \
+`ModelNotReady` for a model without a format."""
+
+JSON_BODY_DESCRIPTION = """\
+The request object below; or, as `kubectl apply -f` takes JSON, a manifest (an object with a \
+top-level `kind`: one object, or a `kind: List` as `kubectl get -o json` prints it) or an array \
+of manifests, read exactly like the same YAML stream."""
 
 YAML_BODY_DESCRIPTION = """\
 A `---`-separated stream of manifests and/or `kind: List` objects, as `kubectl apply -f` takes \
 it: exactly one BaseModel or ClusterBaseModel, any number of ServingRuntimes and \
-ClusterServingRuntimes, at most one InferenceService. `namespace` and `omeVersion` come as query \
-parameters. Loaded safely: no object-building tags, at most 1 000 aliases, at most 1 000 000 \
-nodes per document with aliases expanded, at most 200 levels of nesting."""
+ClusterServingRuntimes, at most one InferenceService; objects of other kinds (Namespace, \
+Kustomization …) are skipped and listed under `ignored`; an object repeated with the same kind, \
+namespace and name counts once (the last), with a warning. `namespace`, `omeVersion` and \
+`modelCacheProvider` come as query parameters. Loaded safely: no object-building tags, at \
+most 1 000 aliases, at most 1 000 000 nodes per document with aliases expanded, at most 200 \
+levels of nesting."""
 
 
 def ranking_operations() -> dict[str, dict]:
@@ -39,7 +48,18 @@ def ranking_operations() -> dict[str, dict]:
         "description": "The model, the candidate runtimes and optionally the InferenceService.",
         "content": {
             JSON: {
-                "schema": schemas.RankRequestSchema,
+                "schema": {
+                    "description": JSON_BODY_DESCRIPTION,
+                    "anyOf": [
+                        schemas.RankRequestSchema,
+                        {
+                            "type": "object",
+                            "required": ["kind"],
+                            "properties": {"kind": {"type": "string"}},
+                        },
+                        {"type": "array", "items": {"type": "object"}},
+                    ],
+                },
                 "examples": {
                     "seed": {"summary": "The seed page's example", "value": seed["json_request"]}
                 },
@@ -58,7 +78,7 @@ def ranking_operations() -> dict[str, dict]:
             },
         },
     }
-    parameters = ["Namespace", "OmeVersion", "RequestId", "CacheControl"]
+    parameters = ["Namespace", "OmeVersion", "ModelCacheProvider", "RequestId", "CacheControl"]
     answer_headers = {REQUEST_ID_HEADER: REQUEST_ID_HEADER, "X-Cache": "X-Cache"}
     rank_example = {"seed": {"value": seed["rank_response"]}}
     return {
@@ -87,9 +107,10 @@ def ranking_operations() -> dict[str, dict]:
                         },
                     },
                     "400": "MalformedRequest",
+                    "404": "ModelNotFound",
                     "413": "PayloadTooLarge",
                     "415": "UnsupportedMediaType",
-                    "422": "InvalidDocument",
+                    "422": "RankUnprocessable",
                 },
             }
         },
@@ -113,7 +134,7 @@ def ranking_operations() -> dict[str, dict]:
                         },
                     },
                     "400": "MalformedRequest",
-                    "404": "RuntimeNotFound",
+                    "404": "SelectNotFound",
                     "413": "PayloadTooLarge",
                     "415": "UnsupportedMediaType",
                     "422": "SelectUnprocessable",
@@ -144,6 +165,22 @@ def _get(operation_id: str, tag: str, summary: str, description: str, content: d
 
 def service_operations() -> dict[str, dict]:
     text = {"schema": {"type": "string"}}
+    operations = _service_operations(text)
+    # From SIGTERM until it exits a worker reports draining, so load balancers stop sending.
+    operations["/readyz"]["get"]["responses"]["503"] = {
+        "description": "Draining: the worker got SIGTERM and answers only what it still gets.",
+        "headers": {REQUEST_ID_HEADER: REQUEST_ID_HEADER},
+        "content": {
+            JSON: {
+                "schema": schemas.ReadinessSchema,
+                "example": {"status": "draining", "cache": {"backend": "redis", "state": "up"}},
+            }
+        },
+    }
+    return operations
+
+
+def _service_operations(text: dict) -> dict[str, dict]:
     return {
         "/healthz": _get(
             "liveness",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, request
 
 from app.observability import service_metrics, sync_cache_metrics
 from app.schemas.api import HealthSchema, ReadinessSchema
+from config.settings import DRAINING_ENVIRON_KEY
 
 from .rendering import to_json
 
@@ -17,8 +18,8 @@ health_schema = HealthSchema()
 readiness_schema = ReadinessSchema()
 
 
-def _uncached(payload: bytes, content_type: str) -> Response:
-    response = Response(payload, status=200, content_type=content_type)
+def _uncached(payload: bytes, content_type: str, status: int = 200) -> Response:
+    response = Response(payload, status=status, content_type=content_type)
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -46,7 +47,15 @@ def healthz() -> Response:
 @bp.get("/readyz")
 def readyz() -> Response:
     """Readiness: 200 whenever the app is built, Redis up or not (SPEC §16: the cache is an
-    accelerator, never a dependency); the body says how the cache is doing."""
+    accelerator, never a dependency); the body says how the cache is doing.
+
+    503 ``{"status": "draining"}`` once the worker got SIGTERM: it keeps answering for
+    ``OME_RANKER_DRAIN_SECONDS``, so load balancers take it out of rotation before it stops
+    accepting connections.
+    """
+    if request.environ.get(DRAINING_ENVIRON_KEY):
+        body = readiness_schema.dump({"status": "draining", "cache": cache_readiness()})
+        return _uncached(to_json(body), "application/json", status=503)
     body = readiness_schema.dump({"status": "ready", "cache": cache_readiness()})
     return _uncached(to_json(body), "application/json")
 

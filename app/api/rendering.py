@@ -56,9 +56,10 @@ def ranking_body(ranking: Ranking) -> dict[str, Any]:
         "runtimes": [row_body(row) for row in ranking.rows],
         "ignored": [
             {
-                "name": item.runtime.name,
-                "scope": item.runtime.scope,
-                "namespace": item.runtime.namespace,
+                "kind": item.kind,
+                "name": item.name,
+                "scope": item.scope,
+                "namespace": item.namespace,
                 "reason": item.reason,
             }
             for item in ranking.ignored
@@ -77,11 +78,8 @@ def select_body(ranking: Ranking) -> dict[str, Any]:
 
 
 def excluded_reasons(ranking: Ranking) -> dict[str, str]:
-    """SPEC §15: name → reason; a ServingRuntime's reason wins over a cluster one's."""
-    reasons: dict[str, str] = {}
-    for row in ranking.excluded:
-        reasons.setdefault(row.name, row.reason)
-    return reasons
+    """SPEC §15: name → reason of the runtimes OME's no-runtime text lists."""
+    return dict(ranking.excluded())
 
 
 def _cell(value: Any) -> str:

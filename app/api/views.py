@@ -8,16 +8,18 @@ import time
 from collections.abc import Callable
 
 from flask import Blueprint, Response, current_app, g, request
-from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
+from app import deadline
 from app.cache import HIT, CachedAnswer, get_ranking_cache, keys
 from app.errors import (
+    MODEL_NOT_READY_HINT,
+    SELECTION_ERRORS,
     ApiError,
     MalformedRequest,
+    ModelNotFound,
+    ModelNotReady,
     NoRuntimeFound,
     PayloadTooLarge,
-    RuntimeDisabled,
-    RuntimeNotFound,
     UnsupportedMediaType,
     error_response,
 )
@@ -25,7 +27,8 @@ from app.schemas.requests import load_rank_request
 from app.selection.documents import RankRequest
 from app.selection.ranking import Ranking, rank_runtimes
 
-from . import decoding, yaml_stream
+from . import decoding, manifests
+from .body import read_body
 from .rendering import (
     excluded_reasons,
     explain_table,
@@ -56,43 +59,29 @@ def _content_type() -> str:
     return request.mimetype or "application/json"
 
 
-def _raw_body() -> bytes:
-    """The request body, at most ``MAX_CONTENT_LENGTH`` bytes of it (else 413).
-
-    With a ``Content-Length`` (the usual case), one read of exactly that many bytes: Werkzeug's
-    ``get_data`` reads in 64 KiB pieces and copies them twice, which for a 2 MiB body cost more
-    than hashing it; a body shorter than announced is a 400. A chunked body has no length and
-    Werkzeug does not limit it when the server marks its end (gunicorn does): read at most one
-    byte over the limit, so an endless body costs the limit and no more.
-    """
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
-    length = request.content_length
-    if length is not None:
-        if limit is not None and length > limit:
-            raise RequestEntityTooLarge()
-        raw = request.environ["wsgi.input"].read(length) if length else b""
-        if len(raw) != length:
-            raise ClientDisconnected()
-        return raw
-    if not request.environ.get("wsgi.input_terminated"):
-        return b""  # WSGI: no length and no end marked by the server, no body
-    stream = request.environ["wsgi.input"]
-    raw = stream.read() if limit is None else stream.read(limit + 1)
-    if limit is not None and len(raw) > limit:
-        raise RequestEntityTooLarge()
-    return raw
+def _read_json(raw: bytes) -> manifests.ManifestStream:
+    """SPEC §15: a JSON object with a top-level ``kind`` is a manifest (one object or a
+    ``kind: List``), an array a list of manifests; any other object is the request itself."""
+    data = decoding.decode_json_body(raw)
+    if isinstance(data, list):
+        return manifests.read_stream(data, "array item", first=0)
+    if "kind" in data:
+        return manifests.read_stream([data], "manifest")
+    return manifests.ManifestStream(request=data)
 
 
-def _decoded_body(raw: bytes) -> dict:
-    """The request body as a dict, from JSON or a kubectl-style YAML stream."""
+def _decoded_body(raw: bytes) -> manifests.ManifestStream:
+    """The request body, from JSON or a kubectl-style YAML stream."""
     mimetype = _content_type()
     try:
         if mimetype in JSON_TYPES or mimetype.endswith("+json"):
-            return decoding.decode_json_body(raw)
+            return _read_json(raw)
         if mimetype in YAML_TYPES:
-            return yaml_stream.decode_yaml_body(raw)
+            return manifests.read_yaml_stream(raw)
     except decoding.MalformedRequest as error:
         raise MalformedRequest(str(error)) from None
+    except manifests.ModelNotInStream as error:
+        raise ModelNotFound(str(error)) from None
     raise UnsupportedMediaType(
         f"unsupported Content-Type {mimetype!r}: send application/json or application/yaml"
     )
@@ -101,15 +90,18 @@ def _decoded_body(raw: bytes) -> dict:
 def load_request(raw: bytes) -> RankRequest:
     """Decode and validate the request body; leaves ``g.runtime_count`` for the log and
     metrics. Raises the 400/413/415/422 errors, which are never cached."""
-    body = _decoded_body(raw)
+    stream = _decoded_body(raw)
+    deadline.check()  # each stage is linear in the body; check between them
+    body = stream.request
     runtime_docs = body.get("runtimes")
     limit = current_app.config["MAX_RUNTIMES"]
     if isinstance(runtime_docs, list) and len(runtime_docs) > limit:
         raise PayloadTooLarge(
             f"request has {len(runtime_docs)} runtimes; this service accepts at most {limit}"
         )
-    rank_request = load_rank_request(body, request.args)
+    rank_request = load_rank_request(body, request.args, stream.others, stream.repeated)
     g.runtime_count = len(rank_request.runtimes)
+    deadline.check()
     return rank_request
 
 
@@ -119,6 +111,7 @@ def compute_ranking(rank_request: RankRequest) -> Ranking:
     started = time.perf_counter()
     ranking = rank_runtimes(rank_request)
     g.selection_seconds = time.perf_counter() - started
+    deadline.check()  # before anything is rendered or stored
     g.ranking = ranking
     return ranking
 
@@ -133,7 +126,7 @@ def cached_answer(
     cache = get_ranking_cache(current_app)
     session = cache.session(bypass=bool(request.cache_control.no_cache))
     g.cache_result = session.result
-    raw = _raw_body()
+    raw = read_body()
     request_key = keys.request_key(
         cache.prefix,
         raw,
@@ -142,6 +135,7 @@ def cached_answer(
         content_type=_content_type(),
         namespace=request.args.get("namespace"),
         ome_version=request.args.get("omeVersion"),
+        model_cache_provider=request.args.get("modelCacheProvider"),
         max_runtimes=current_app.config["MAX_RUNTIMES"],
     )
     answer = session.lookup(request_key)
@@ -170,7 +164,19 @@ def _cache_header(response: Response) -> Response:
     return response
 
 
+def _model_not_ready(ranking: Ranking) -> CachedAnswer | None:
+    error = ranking.error
+    if error is None or error.code != ModelNotReady.code:
+        return None
+    return _error_answer(ModelNotReady(error.message, hint=MODEL_NOT_READY_HINT))
+
+
 def _rank_answer(ranking: Ranking, output: str) -> CachedAnswer:
+    # SPEC §15: both endpoints refuse a model that is not Ready; OME's other errors are a 200
+    # ranking on /v1/rank.
+    refused = _model_not_ready(ranking)
+    if refused is not None:
+        return refused
     if output == OUTPUT_TEXT:
         return CachedAnswer(200, TEXT_MIME, explain_table(ranking).encode("utf-8", "replace"))
     body = ranking_body(ranking)
@@ -186,10 +192,12 @@ def _error_answer(error: ApiError) -> CachedAnswer:
 
 def _select_answer(ranking: Ranking) -> CachedAnswer:
     # OME's own errors are answers about the inputs, cached like a 200 (SPEC §7, §15).
-    error = ranking.explicit_error
+    refused = _model_not_ready(ranking)
+    if refused is not None:
+        return refused
+    error = ranking.error
     if error is not None:
-        kind = RuntimeNotFound if error.code == RuntimeNotFound.code else RuntimeDisabled
-        return _error_answer(kind(error.message))
+        return _error_answer(SELECTION_ERRORS[error.code](error.message))
     if ranking.selected is None:
         return _error_answer(NoRuntimeFound(ranking.message, excluded=excluded_reasons(ranking)))
     return CachedAnswer(200, JSON_MIME, to_json(select_body(ranking)))

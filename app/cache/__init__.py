@@ -7,17 +7,23 @@ app, and so its own connection pool, after the fork.
 
 from __future__ import annotations
 
+import logging
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
 
+from config.settings import UNSHARED_CACHE_SECRET_WARNING
+
 from .backends import MemoryBackend, RedisBackend
 from .breaker import CircuitBreaker
-from .framing import CachedAnswer
+from .framing import CachedAnswer, FrameCodec
 from .ranking_cache import BYPASS, HIT, MISS, CacheSession, RankingCache
 
 EXTENSION_NAME = "ranking_cache"
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "BYPASS",
@@ -35,13 +41,23 @@ __all__ = [
 
 def build_ranking_cache(config: Mapping[str, Any]) -> RankingCache:
     """The cache the settings ask for: Redis (or Redis Cluster) with ``REDIS_URL``, else an
-    in-process LRU. Makes no connection."""
+    in-process LRU. Makes no connection. Entries are signed with ``CACHE_SECRET``; without one
+    (under gunicorn the master makes one before the fork, see config/gunicorn.conf.py), with a
+    random key of this app, and a warning when that key would sign entries in a Redis."""
     url = config["REDIS_URL"]
+    secret = config["CACHE_SECRET"]
+    if secret is None:
+        secret = secrets.token_bytes(32)
+        if url:
+            log.warning(UNSHARED_CACHE_SECRET_WARNING)
+    codec = FrameCodec(secret, config["MAX_CONTENT_LENGTH"])
     if url:
         timeout, cluster = config["REDIS_TIMEOUT_SECONDS"], config["REDIS_CLUSTER"]
-        backend: MemoryBackend | RedisBackend = RedisBackend(url, timeout, cluster=cluster)
+        backend: MemoryBackend | RedisBackend = RedisBackend(
+            url, timeout, cluster=cluster, codec=codec
+        )
     else:
-        backend = MemoryBackend(config["CACHE_LOCAL_ENTRIES"])
+        backend = MemoryBackend(config["CACHE_LOCAL_ENTRIES"], codec=codec)
     return RankingCache(
         backend,
         prefix=config["CACHE_PREFIX"],

@@ -20,7 +20,7 @@ from redis.cluster import RedisCluster
 from redis.exceptions import ResponseError
 from redis.retry import Retry
 
-from .framing import CachedAnswer, CorruptEntry, decode_frame, encode_frame
+from .framing import CachedAnswer, CorruptEntry, FrameCodec
 
 CLIENT_NAME = "ome-ranker"
 
@@ -39,18 +39,6 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
-def encode_frames(entries: Mapping[str, CachedAnswer]) -> dict[str, bytes]:
-    """Frames for ``entries``, each distinct answer encoded (and compressed) once."""
-    by_answer: dict[int, bytes] = {}
-    frames = {}
-    for key, answer in entries.items():
-        frame = by_answer.get(id(answer))
-        if frame is None:
-            frame = by_answer[id(answer)] = encode_frame(answer)
-        frames[key] = frame
-    return frames
-
-
 class MemoryBackend:
     """A per-process LRU with expiry: the embedded default when no ``REDIS_URL`` is set.
 
@@ -61,9 +49,16 @@ class MemoryBackend:
 
     name = "memory"
 
-    def __init__(self, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        max_entries: int,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        codec: FrameCodec | None = None,
+    ) -> None:
         self.max_entries = max_entries
         self.clock = clock
+        self.codec = codec or FrameCodec.ephemeral()
         self._entries: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -77,13 +72,13 @@ class MemoryBackend:
                 del self._entries[key]
                 return None
             self._entries.move_to_end(key)
-        return decode_frame(frame)
+        return self.codec.decode(frame, key)
 
     def put_many(self, entries: Mapping[str, CachedAnswer], ttl: int) -> None:
         if self.max_entries == 0:
             return
         expires_at = self.clock() + ttl
-        frames = encode_frames(entries)
+        frames = self.codec.encode_many(entries)
         with self._lock:
             for key, frame in frames.items():
                 self._entries[key] = (expires_at, frame)
@@ -125,9 +120,17 @@ class RedisBackend:
     cluster at start-up is just a cache that is down.
     """
 
-    def __init__(self, url: str, timeout: float, *, cluster: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        timeout: float,
+        *,
+        cluster: bool = False,
+        codec: FrameCodec | None = None,
+    ) -> None:
         self.url = url
         self.cluster = cluster
+        self.codec = codec or FrameCodec.ephemeral()
         self.name = "redis-cluster" if cluster else "redis"
         self._options = {
             "socket_connect_timeout": timeout,
@@ -160,13 +163,15 @@ class RedisBackend:
             if str(error).startswith("WRONGTYPE"):  # someone else's list/hash under our key
                 raise CorruptEntry("value of the wrong type under a cache key") from None
             raise
-        return None if value is None else decode_frame(value)
+        return None if value is None else self.codec.decode(value, key)
 
     def put_many(self, entries: Mapping[str, CachedAnswer], ttl: int) -> None:
         """SET with expiry; several keys go in one pipeline without a transaction: in cluster
         mode redis-py sends each SET to the node owning its slot (never one cross-slot command).
         """
-        frames = encode_frames(entries)
+        frames = self.codec.encode_many(entries)
+        if not frames:
+            return
         if len(frames) == 1:
             [(key, frame)] = frames.items()
             self.client.set(key, frame, ex=ttl)

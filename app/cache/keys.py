@@ -72,11 +72,11 @@ def _plain(value: Any) -> Any:
 _ENCODED_FIELDS = {
     Runtime: (
         "kind", "name", "namespace", "disabled", "entries", "size_range", "accelerator_classes",
-        "engine_mode_annotation", "decoder_mode_annotation", "protocol_versions",
+        "engine_mode_annotation", "decoder_mode_annotation", "protocol_versions", "inherit_from",
     ),
     Entry: (
         "name", "format", "framework", "architecture", "quantization", "diffusion",
-        "auto_select", "priority",
+        "auto_select", "priority", "cache_providers",
     ),
     EntryRef: ("name", "version", "operator", "weight"),
     SizeRange: ("min", "max"),
@@ -101,6 +101,7 @@ def _entry(entry: Entry) -> tuple:
         diffusion,
         entry.auto_select,
         entry.priority,
+        entry.cache_providers,
     )
 
 
@@ -118,6 +119,7 @@ def _runtime(runtime: Runtime) -> bytes:
             runtime.engine_mode_annotation,
             runtime.decoder_mode_annotation,
             runtime.protocol_versions,
+            runtime.inherit_from,
         )
     )
 
@@ -159,12 +161,22 @@ def request_key(
     namespace: str | None,
     ome_version: str | None,
     max_runtimes: int,
+    model_cache_provider: str | None = None,
 ) -> str:
     """Key of the answer for this exact request: everything the answer can depend on before
     the body is decoded. ``max_runtimes`` is in it because the same body can be a 413 under a
     smaller limit of another deployment sharing the Redis.
     """
-    head = [RULES_VERSION, endpoint, output, content_type, namespace, ome_version, max_runtimes]
+    head = [
+        RULES_VERSION,
+        endpoint,
+        output,
+        content_type,
+        namespace,
+        ome_version,
+        max_runtimes,
+        model_cache_provider,
+    ]
     digest = hashlib.sha256(_dumps(head))
     digest.update(b"\n")  # never in the ASCII-escaped head: the body starts unambiguously
     digest.update(body)

@@ -30,6 +30,17 @@ ERROR_CODES = (
     "InvalidDocument",
     "NoRuntimeFound",
     "RuntimeDisabled",
+    "RuntimeInheritanceError",
+    "RuntimeIncompatible",
+    "ModelNotReady",
+    "ModelNotFound",
+    "DeadlineExceeded",
+    "RequestTimeout",
+    # Answered by the worker (app/worker/) for requests gunicorn's parser refuses.
+    "RequestLineTooLong",
+    "HeadersTooLarge",
+    "ExpectationFailed",
+    "UnsupportedTransferCoding",
     "InternalError",
     "HttpError",  # any other HTTP error werkzeug raises (none is known to reach a client)
 )
@@ -79,6 +90,14 @@ class RankRequestSchema(Schema):
             example="1.3",
         ),
     )
+    model_cache_provider = fields.String(
+        allow_none=True,
+        data_key="modelCacheProvider",
+        metadata=_doc(
+            "The model cache provider the cluster's OME is configured with (absent: none, as in "
+            "a default install); only sharded models read it. Wins over the query parameter.",
+        ),
+    )
 
 
 class ModelSummarySchema(Schema):
@@ -125,9 +144,17 @@ class RuntimeRowSchema(Schema):
 
 
 class IgnoredRuntimeSchema(Schema):
-    name = fields.String(required=True)
-    scope = fields.String(required=True, validate=validate.OneOf(SCOPES))
-    namespace = fields.String(required=True)
+    """A ServingRuntime of another namespace, or an object of a kind selection does not read."""
+
+    kind = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+    scope = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(SCOPES),
+        metadata=_doc("Null for kinds other than the runtimes."),
+    )
+    namespace = fields.String(required=True, allow_none=True)
     reason = fields.String(required=True)
 
 
@@ -145,7 +172,10 @@ class RankResponseSchema(Schema):
     ignored = fields.List(
         fields.Nested(IgnoredRuntimeSchema),
         required=True,
-        metadata=_doc("ServingRuntimes of another namespace, by namespace then name."),
+        metadata=_doc(
+            "ServingRuntimes of another namespace, and objects of other kinds in a manifest "
+            "stream (`<Kind> is not read by runtime selection`), by namespace, name, kind."
+        ),
     )
     warnings = fields.List(fields.String(), required=True)
     notes = fields.List(fields.String(), required=True)
@@ -176,6 +206,9 @@ class ErrorDetailSchema(Schema):
         values=fields.String(),
         metadata=_doc("NoRuntimeFound: each excluded runtime's name to its reason."),
     )
+    hint = fields.String(
+        metadata=_doc("ModelNotReady: what fills the model's format, and what to do meanwhile.")
+    )
 
 
 class ErrorSchema(Schema):
@@ -196,7 +229,11 @@ class CacheStateSchema(Schema):
 
 
 class ReadinessSchema(Schema):
-    status = fields.String(required=True, validate=validate.Equal("ready"))
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(("ready", "draining")),
+        metadata=_doc("`draining` (with status 503) from SIGTERM until the worker exits."),
+    )
     cache = fields.Nested(
         CacheStateSchema,
         required=True,

@@ -20,6 +20,12 @@ RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
 ISVC_KIND = "InferenceService"
 DEPLOYMENT_MODE_ANNOTATION = "ome.io/deploymentMode"
 ACCELERATOR_CLASS_ANNOTATION = "ome.io/accelerator-class"
+INHERIT_FROM_ANNOTATION = "ome.io/inherit-from"
+
+# The CRD's integer types (issue: out-of-range values are invalid documents in the cluster):
+# priority is an int32 of at least 1, weights are int64.
+PRIORITY_MIN, PRIORITY_MAX = 1, 2**31 - 1
+WEIGHT_MIN, WEIGHT_MAX = -(2**63), 2**63 - 1
 
 _NON_EMPTY = validate.Length(min=1, error="Must be a non-empty string.")
 
@@ -43,9 +49,18 @@ class ModelRefSchema(_Lenient):
         return doc.ModelRef(data["name"], data["version"])
 
 
-class ModelFormatSchema(ModelRefSchema):
-    # SPEC §15: only the model's format name must be non-empty.
-    name = fields.String(required=True, validate=_NON_EMPTY)
+class ModelFormatSchema(_Lenient):
+    """The model's ``modelFormat``: a missing or empty name is a model that is not Ready yet
+    (SPEC §1.1, §15), which selection answers as OME does; here it only has to be a string."""
+
+    name = opt_str()
+    version = opt_str()
+
+    @post_load
+    def build(self, data, **kwargs) -> doc.ModelRef | None:
+        if not data["name"]:
+            return None
+        return doc.ModelRef(data["name"], data["version"])
 
 
 class PipelineComponentSchema(_Lenient):
@@ -93,12 +108,14 @@ class DiffusionPipelineSchema(_Lenient):
 
 
 class ModelSpecSchema(_Lenient):
-    format = fields.Nested(ModelFormatSchema, required=True, data_key="modelFormat")
+    format = opt_nested(ModelFormatSchema, data_key="modelFormat")
     framework = opt_nested(ModelRefSchema, data_key="modelFramework")
     architecture = opt_str(data_key="modelArchitecture")
     quantization = opt_str()
     parameter_size = opt_str(data_key="modelParameterSize")
     diffusion = opt_nested(DiffusionPipelineSchema, data_key="diffusionPipeline")
+    distribution = opt_str()
+    disabled = opt_bool()
 
 
 class ModelDocumentSchema(_Lenient):
@@ -124,12 +141,22 @@ class EntryRefSchema(_Lenient):
     name = fields.String(required=True)
     version = opt_str()
     operator = opt_str()
-    weight = opt_int()
+    weight = opt_int(
+        validate=validate.Range(
+            min=WEIGHT_MIN, max=WEIGHT_MAX, error="Must be a 64-bit integer ({min} to {max})."
+        )
+    )
 
     @post_load
     def build(self, data, **kwargs) -> doc.EntryRef:
         weight = 1 if data["weight"] is None else data["weight"]  # SPEC §1.2
         return doc.EntryRef(data["name"], data["version"], data["operator"], weight)
+
+
+PRIORITY_RANGE_MIN = validate.Range(min=PRIORITY_MIN, error="Must be at least 1.")
+PRIORITY_RANGE_MAX = validate.Range(
+    max=PRIORITY_MAX, error="Must be a 32-bit integer (at most {max})."
+)
 
 
 class EntrySchema(_Lenient):
@@ -140,12 +167,15 @@ class EntrySchema(_Lenient):
     quantization = opt_str()
     diffusion = opt_nested(DiffusionPipelineSchema, data_key="diffusionPipeline")
     auto_select = opt_bool(data_key="autoSelect")
-    # SPEC §1.2/§13: the CRD refuses priority < 1, disabled runtime or not.
-    priority = opt_int(validate=validate.Range(min=1, error="Must be at least 1."))
+    # SPEC §1.2/§13: the CRD refuses priority < 1, disabled runtime or not; it is an int32.
+    priority = opt_int(validate=[PRIORITY_RANGE_MIN, PRIORITY_RANGE_MAX])
+    cache_providers = opt_list(fields.String(), data_key="modelCacheProviders")
 
     @post_load
     def build(self, data, **kwargs) -> doc.Entry:
         data["name"] = data["name"] or ""
+        if data["cache_providers"] is not None:
+            data["cache_providers"] = tuple(data["cache_providers"])
         return doc.Entry(**data)
 
 
@@ -184,12 +214,21 @@ def _mode_annotation(config: dict | None) -> str | None:
     return config["annotations"][1]
 
 
+class RuntimeMetadataSchema(MetadataSchema):
+    annotations = AnnotationValue(INHERIT_FROM_ANNOTATION, allow_none=True, load_default=None)
+
+
+def inherit_from(annotation: tuple[bool, str | None] | None) -> str | None:
+    """SPEC §7: absent, null or "" names no parent."""
+    return (annotation[1] or None) if annotation is not None else None
+
+
 class RuntimeDocumentSchema(_Lenient):
     api_version = fields.String(
         allow_none=True, validate=validate.Equal(API_VERSION), data_key="apiVersion"
     )
     kind = fields.String(required=True, validate=validate.OneOf(RUNTIME_KINDS))
-    metadata = fields.Nested(MetadataSchema, required=True)
+    metadata = fields.Nested(RuntimeMetadataSchema, required=True)
     spec = fields.Nested(RuntimeSpecSchema, required=True)
 
     @post_load
@@ -201,13 +240,14 @@ class RuntimeDocumentSchema(_Lenient):
             kind=data["kind"],
             name=meta["name"],
             namespace=meta["namespace"] or None,
-            disabled=bool(spec["disabled"]),
+            disabled=spec["disabled"],
             entries=tuple(spec["entries"] or ()),
             size_range=spec["size_range"],
             accelerator_classes=None if classes is None else tuple(classes),
             engine_mode_annotation=_mode_annotation(spec["engine"]),
             decoder_mode_annotation=_mode_annotation(spec["decoder"]),
             protocol_versions=tuple(spec["protocol_versions"] or ()),
+            inherit_from=inherit_from(meta["annotations"]),
         )
 
 
@@ -230,9 +270,13 @@ class IsvcComponentSchema(_Lenient):
     accelerator = opt_nested(AcceleratorSelectorSchema, data_key="acceleratorOverride")
 
 
+class RuntimeRefSchema(NameRefSchema):
+    kind = opt_str()
+
+
 class IsvcSpecSchema(_Lenient):
     model = opt_nested(NameRefSchema)
-    runtime = opt_nested(NameRefSchema)
+    runtime = opt_nested(RuntimeRefSchema)
     deployment_mode = opt_str(data_key="deploymentMode")
     accelerator_selector = opt_nested(AcceleratorSelectorSchema, data_key="acceleratorSelector")
     engine = opt_nested(IsvcComponentSchema)
@@ -267,6 +311,7 @@ class InferenceServiceDocumentSchema(_Lenient):
             engine_accelerator=_field(_field(engine, "accelerator"), "accelerator_class"),
             decoder_accelerator=_field(_field(decoder, "accelerator"), "accelerator_class"),
             runtime_name=_field(spec["runtime"], "name"),
+            runtime_kind=_field(spec["runtime"], "kind"),
             model_name=_field(spec["model"], "name"),
             deployment_mode=spec["deployment_mode"],
             has_engine=engine is not None,

@@ -17,7 +17,15 @@ from typing import Any
 
 from app.selection import documents as doc
 
-from .documents import API_VERSION, DEPLOYMENT_MODE_ANNOTATION, RUNTIME_KINDS
+from .documents import (
+    API_VERSION,
+    DEPLOYMENT_MODE_ANNOTATION,
+    INHERIT_FROM_ANNOTATION,
+    PRIORITY_MAX,
+    RUNTIME_KINDS,
+    WEIGHT_MAX,
+    WEIGHT_MIN,
+)
 
 _NOT_SIMPLE = object()  # a field this loader leaves to marshmallow
 
@@ -47,7 +55,10 @@ def _entry_ref(value: Any) -> Any:
         type(name) is not str
         or _opt_str(version) is _NOT_SIMPLE
         or _opt_str(operator) is _NOT_SIMPLE
-        or (weight is not None and type(weight) is not int)
+        or (
+            weight is not None
+            and (type(weight) is not int or not WEIGHT_MIN <= weight <= WEIGHT_MAX)
+        )
     ):
         return _NOT_SIMPLE
     return doc.EntryRef(name, version, operator, 1 if weight is None else weight)  # §1.2
@@ -66,15 +77,27 @@ def _entry(value: Any) -> Any:
         or _opt_str(architecture) is _NOT_SIMPLE
         or _opt_str(quantization) is _NOT_SIMPLE
         or _opt_bool(auto_select) is _NOT_SIMPLE
-        or (priority is not None and (type(priority) is not int or priority < 1))
+        or (
+            priority is not None
+            and (type(priority) is not int or not 1 <= priority <= PRIORITY_MAX)
+        )
     ):
         return _NOT_SIMPLE
     fmt = _entry_ref(value.get("modelFormat"))
     framework = _entry_ref(value.get("modelFramework"))
-    if fmt is _NOT_SIMPLE or framework is _NOT_SIMPLE:
+    providers = _str_tuple(value.get("modelCacheProviders"))
+    if fmt is _NOT_SIMPLE or framework is _NOT_SIMPLE or providers is _NOT_SIMPLE:
         return _NOT_SIMPLE
     return doc.Entry(
-        name or "", fmt, framework, architecture, quantization, None, auto_select, priority
+        name or "",
+        fmt,
+        framework,
+        architecture,
+        quantization,
+        None,
+        auto_select,
+        priority,
+        providers,
     )
 
 
@@ -98,6 +121,17 @@ def _mode_annotation(config: Any) -> Any:
     if type(annotations) is not dict:
         return _NOT_SIMPLE
     return _opt_str(annotations.get(DEPLOYMENT_MODE_ANNOTATION))
+
+
+def _inherit_from(metadata: dict) -> Any:
+    """SPEC §7: the parent named by ``ome.io/inherit-from``; absent, null or "" is none."""
+    annotations = metadata.get("annotations")
+    if annotations is None:
+        return None
+    if type(annotations) is not dict:
+        return _NOT_SIMPLE
+    parent = _opt_str(annotations.get(INHERIT_FROM_ANNOTATION))
+    return parent if parent is _NOT_SIMPLE else (parent or None)
 
 
 def _size_range(value: Any) -> Any:
@@ -137,7 +171,8 @@ def load_runtime(value: Any) -> doc.Runtime | None:
     disabled = spec.get("disabled")
     if type(name) is not str or not name or _opt_str(namespace) is _NOT_SIMPLE:
         return None
-    if _opt_bool(disabled) is _NOT_SIMPLE:
+    parent = _inherit_from(metadata)
+    if _opt_bool(disabled) is _NOT_SIMPLE or parent is _NOT_SIMPLE:
         return None
     raw_entries = spec.get("supportedModelFormats")
     if raw_entries is None:
@@ -162,11 +197,12 @@ def load_runtime(value: Any) -> doc.Runtime | None:
         kind=kind,
         name=name,
         namespace=namespace or None,
-        disabled=bool(disabled),
+        disabled=disabled,
         entries=entries,
         size_range=size_range,
         accelerator_classes=classes,
         engine_mode_annotation=engine_mode,
         decoder_mode_annotation=decoder_mode,
         protocol_versions=protocols or (),
+        inherit_from=parent,
     )

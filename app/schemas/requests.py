@@ -11,8 +11,7 @@ from marshmallow import Schema, ValidationError
 from packaging.version import InvalidVersion, Version
 
 from app.errors import InvalidDocument, MalformedRequest
-from app.selection.documents import RankRequest
-from app.selection.ranking import duplicate_candidates, target_namespace
+from app.selection.documents import OtherObject, RankRequest, RepeatedObject
 
 from .documents import (
     inference_service_document_schema,
@@ -75,11 +74,17 @@ def _optional_string(body: Mapping[str, Any], query: Mapping[str, str], key: str
     return value
 
 
-def load_rank_request(body: dict[str, Any], query: Mapping[str, str]) -> RankRequest:
+def load_rank_request(
+    body: dict[str, Any],
+    query: Mapping[str, str],
+    others: tuple[OtherObject, ...] = (),
+    repeated: tuple[RepeatedObject, ...] = (),
+) -> RankRequest:
     """Validate a decoded request body into the selection's ``RankRequest``.
 
     Raises ``MalformedRequest`` for the wrong top-level shape and ``InvalidDocument``
     for anything wrong inside a document; all document errors are reported at once.
+    ``others`` and ``repeated`` are what a manifest stream held besides the request (SPEC §15).
     """
     model_doc = body.get("model")
     if not isinstance(model_doc, dict):
@@ -93,6 +98,7 @@ def load_rank_request(body: dict[str, Any], query: Mapping[str, str]) -> RankReq
     # SPEC §15: an empty namespace counts as absent, so the query may still give one.
     namespace = _optional_string(body, query, "namespace") or query.get("namespace") or None
     ome_version = _optional_string(body, query, "omeVersion")
+    cache_provider = _optional_string(body, query, "modelCacheProvider")
 
     errors: dict[str, list[str]] = {}
     model = _load_document(model_document_schema, model_doc, "model", errors)
@@ -122,15 +128,15 @@ def load_rank_request(body: dict[str, Any], query: Mapping[str, str]) -> RankReq
             f"InferenceService names model {isvc.model_name!r}, "
             f"but the request's model is {model.name!r}."
         ]
-    request = RankRequest(model, tuple(runtimes), isvc, namespace, ome_version)
-    target = target_namespace(request)
-    for index in duplicate_candidates(request.runtimes, target):
-        runtime = request.runtimes[index]
-        errors[f"runtimes[{index}].metadata.name"] = [
-            f"Duplicate {runtime.kind} {runtime.name!r} in namespace {target}."
-            if not runtime.is_cluster
-            else f"Duplicate ClusterServingRuntime {runtime.name!r}."
-        ]
-    if errors:
         raise InvalidDocument(errors)
-    return request
+    ordered_others = tuple(sorted(others, key=lambda o: (o.namespace or "", o.name or "", o.kind)))
+    return RankRequest(
+        model,
+        tuple(runtimes),
+        isvc,
+        namespace,
+        ome_version,
+        cache_provider,
+        ordered_others,
+        tuple(repeated),
+    )

@@ -52,21 +52,38 @@ class DiffusionPipeline:
     additional: dict[str, PipelineComponent] | None = None
 
 
+SHARDED = "Sharded"  # SPEC §1.1: the only ``distribution`` that the cache-provider rule reads
+
+
 @dataclass(frozen=True, slots=True)
 class Model:
+    """A BaseModel / ClusterBaseModel. ``format`` is ``None`` when ``modelFormat`` (or its
+    name) is absent: OME's model agent has not filled it yet, so the model is not Ready."""
+
     kind: str  # BaseModel | ClusterBaseModel
     name: str
     namespace: str | None
-    format: ModelRef
+    format: ModelRef | None
     framework: ModelRef | None = None
     architecture: str | None = None
     quantization: str | None = None
     parameter_size: str | None = None
     diffusion: DiffusionPipeline | None = None
+    distribution: str | None = None
+    disabled: bool | None = None  # only admission reads it (SPEC §18)
 
     @property
     def is_cluster(self) -> bool:
         return self.kind == "ClusterBaseModel"
+
+    @property
+    def is_ready(self) -> bool:
+        """SPEC §15: a model without ``modelFormat.name`` (absent or empty) cannot be matched."""
+        return self.format is not None and self.format.name != ""
+
+    @property
+    def is_sharded(self) -> bool:
+        return self.distribution == SHARDED
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +98,7 @@ class Entry:
     diffusion: DiffusionPipeline | None = None
     auto_select: bool | None = None  # absent != false (SPEC §3, §4)
     priority: int | None = None  # 1 when absent, but §13 tells absent from 1
+    cache_providers: tuple[str, ...] | None = None  # modelCacheProviders (SPEC §3.1)
 
     @property
     def effective_priority(self) -> int:
@@ -98,13 +116,19 @@ class Runtime:
     kind: str  # ServingRuntime | ClusterServingRuntime
     name: str
     namespace: str | None
-    disabled: bool = False
+    # None when absent: a child's explicit ``false`` overrides its parent's ``true`` (SPEC §7).
+    disabled: bool | None = None
     entries: tuple[Entry, ...] = ()
     size_range: SizeRange | None = None
     accelerator_classes: tuple[str, ...] | None = None
     engine_mode_annotation: str | None = None
     decoder_mode_annotation: str | None = None
     protocol_versions: tuple[str, ...] = ()
+    inherit_from: str | None = None  # ome.io/inherit-from; None for absent, null or ""
+
+    @property
+    def is_disabled(self) -> bool:
+        return self.disabled is True
 
     @property
     def scope(self) -> str:
@@ -125,12 +149,34 @@ class InferenceService:
     engine_accelerator: str | None = None
     decoder_accelerator: str | None = None
     runtime_name: str | None = None
+    # spec.runtime.kind as written; None when absent (the CRD default ClusterServingRuntime).
+    runtime_kind: str | None = None
     model_name: str | None = None
     deployment_mode: str | None = None
     has_engine: bool = False
     engine_mode_annotation: str | None = None
     has_decoder: bool = False
     decoder_mode_annotation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OtherObject:
+    """An object of a kind selection does not read, found in a manifest stream (SPEC §15):
+    skipped and listed under ``ignored``."""
+
+    kind: str
+    name: str | None
+    namespace: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedObject:
+    """A model or InferenceService that a stream holds more than once: the last one is used,
+    as ``kubectl apply -f`` would leave it (SPEC §2). Runtimes are counted by selection."""
+
+    kind: str
+    name: str
+    count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,3 +188,6 @@ class RankRequest:
     inference_service: InferenceService | None = None
     namespace: str | None = None  # the request's own ``namespace`` (empty = absent)
     ome_version: str = "1.3"
+    model_cache_provider: str | None = None  # SPEC §2; None: none configured
+    others: tuple[OtherObject, ...] = ()
+    repeated: tuple[RepeatedObject, ...] = ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .diffusion import diffusion_mismatch
 from .documents import Entry, EntryRef, Model, ModelRef
+from .gotext import go_quote
 from .versions import versions_match
 
 # SPEC §4: an explicit weight of 0 counts as 10 (format) and 5 (framework).
@@ -32,7 +33,32 @@ def _versions_agree(model: ModelRef, entry: EntryRef) -> bool:
     return versions_match(model.version, entry.version, entry.operator)
 
 
-def entry_matches(model: Model, entry: Entry) -> bool:
+def configured_provider(provider: str | None) -> str:
+    """SPEC §3.1: the configured model cache provider, trimmed; "" when none is configured."""
+    return "" if provider is None else provider.strip()
+
+
+def supports_cache_provider(model: Model, entry: Entry, provider: str) -> bool:
+    """SPEC §3.1: only a sharded model needs its entry to list the configured provider
+    (``provider`` already trimmed; the entry's values are compared as written)."""
+    if not model.is_sharded:
+        return True
+    return provider != "" and bool(entry.cache_providers) and provider in entry.cache_providers
+
+
+def _cache_provider_mismatch(entry: Entry, provider: str) -> str:
+    """SPEC §3.2, first part: why a sharded model cannot load through this entry."""
+    if provider == "":
+        return "no model cache provider is configured for sharded model loading"
+    if not entry.cache_providers:
+        return f"runtime format does not support model cache provider {go_quote(provider)}"
+    listed = ", ".join(entry.cache_providers)
+    return f"runtime format supports model cache providers [{listed}], not {go_quote(provider)}"
+
+
+def entry_matches(model: Model, entry: Entry, provider: str = "") -> bool:
+    if not supports_cache_provider(model, entry, provider):
+        return False
     if entry.architecture != model.architecture or entry.quantization != model.quantization:
         return False
     fmt = entry.format
@@ -69,9 +95,11 @@ def _version_mismatch(what: str, model: ModelRef, entry: EntryRef) -> str | None
     return None
 
 
-def entry_mismatch(model: Model, entry: Entry) -> str:
+def entry_mismatch(model: Model, entry: Entry, provider: str = "") -> str:
     """SPEC §3.2: why this entry does not match, parts joined with ``, ``."""
     parts = []
+    if not supports_cache_provider(model, entry, provider):
+        parts.append(_cache_provider_mismatch(entry, provider))
     diffusion = diffusion_mismatch(model.diffusion, entry.diffusion)
     if diffusion is not None:
         parts.append(diffusion)
@@ -115,8 +143,10 @@ def _score_version_ok(model: ModelRef, entry: EntryRef) -> bool:
     return versions_match(model.version, entry.version, entry.operator)
 
 
-def entry_score(model: Model, entry: Entry) -> int:
+def entry_score(model: Model, entry: Entry, provider: str = "") -> int:
     """SPEC §4 entry score; architecture, quantization, diffusion and size play no part."""
+    if not supports_cache_provider(model, entry, provider):
+        return 0  # SPEC §4 step 0
     fmt = entry.format
     format_ok = False
     if fmt is not None:

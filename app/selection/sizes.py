@@ -17,7 +17,10 @@ import re
 # exponent of at most four digits Go's exponent accumulator never saturates,
 # so Go's (correctly rounded) answer is exactly Python's float() of the text.
 # [0-9] rather than \d: \d would admit non-ASCII digits that Go refuses.
-_SIMPLE_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
+# The fraction's digits only follow its dot: with an optional dot between two digit runs
+# (`[0-9]+\.?[0-9]*`) a long digit string that fails to match is split every possible way,
+# quadratic in its length.
+_SIMPLE_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
 _PLAIN_SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?)([TBM]?)")
 
 # SPEC §9: only the last character, checked T, then B, then M; case-sensitive.

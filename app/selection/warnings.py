@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import math
 
-from .documents import Model, Runtime
+from .documents import Model, RepeatedObject, Runtime
 from .sizes import is_plain_size, parse_size
+
+_KIND_ORDER = {
+    "BaseModel": 0,
+    "ClusterBaseModel": 1,
+    "InferenceService": 2,
+    "ServingRuntime": 3,
+    "ClusterServingRuntime": 4,
+}
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
 
 
 def format_parameters(value: float) -> str:
@@ -35,9 +47,7 @@ def size_warnings(model: Model, runtimes: list[Runtime]) -> list[str]:
         found.append(
             _size_warning(model.kind, model.name, "spec.modelParameterSize", model.parameter_size)
         )
-    ordered = sorted(
-        runtimes, key=lambda r: (r.is_cluster, r.name.encode("utf-8", "surrogatepass"))
-    )
+    ordered = sorted(runtimes, key=lambda r: (r.is_cluster, _bytes(r.name)))
     for runtime in ordered:
         bounds = runtime.size_range
         if bounds is None:
@@ -48,3 +58,29 @@ def size_warnings(model: Model, runtimes: list[Runtime]) -> list[str]:
                     _size_warning(runtime.kind, runtime.name, f"spec.modelSizeRange.{field}", raw)
                 )
     return [text for text in found if text is not None]
+
+
+def repeat_warnings(repeated: list[RepeatedObject]) -> list[str]:
+    """SPEC §2: one warning per object the request holds more than once, in kind order (models,
+    InferenceServices, ServingRuntimes, ClusterServingRuntimes), then by name."""
+    ordered = sorted(
+        repeated,
+        key=lambda item: (_KIND_ORDER.get(item.kind, len(_KIND_ORDER)), _bytes(item.name)),
+    )
+    return [
+        f"{item.kind} {item.name} appears {item.count} times in the request; the last one is used"
+        for item in ordered
+    ]
+
+
+def unused_size_range_warning(model: Model, rows: tuple) -> str | None:
+    """SPEC §15: a model without a size leaves the ranges of the qualifying runtimes unused."""
+    if model.parameter_size is not None:
+        return None
+    count = sum(1 for row in rows if row.compatible and row.runtime.size_range is not None)
+    if not count:
+        return None
+    return (
+        f"model has no modelParameterSize, so the modelSizeRange of {count} qualifying "
+        "runtimes plays no part"
+    )

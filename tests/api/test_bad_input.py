@@ -29,7 +29,9 @@ def error_of(response, status, code):
     ("raw", "fragment"),
     [
         (b"{", "not valid JSON"),
-        (b"[]", "must be a JSON object"),
+        (b"[]", "exactly one BaseModel or ClusterBaseModel, found 0"),
+        (b'"x"', "must be a JSON object or array, got string"),
+        (b'[{"kind": "BaseModel"}, 3]', "array item 1 is a scalar"),
         (b"\xff\xfe", "UTF-8"),
         (b'{"model": NaN}', "NaN"),
         (b"[" * 100_000 + b"]" * 100_000, "nested deeper"),
@@ -66,7 +68,8 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
         (b"!!python/object/apply:os.system ['true']", "python/object"),
         (BILLION_LAUGHS, "nodes"),
         (b"- 1\n- 2\n", "sequence"),
-        (b"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", "Pod"),
+        (b"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", "found 0"),
+        (b"kind: [BaseModel]\n", "document 1 has a non-string kind"),
         (b"kind: ServingRuntime\nmetadata: {name: x}\nspec: {}\n", "exactly one"),
         (
             b"kind: BaseModel\n---\nkind: ClusterBaseModel\n",
@@ -122,7 +125,7 @@ def test_priority_below_one_is_invalid_even_when_disabled(api):
 
 
 def test_model_errors(api):
-    model = model_doc(format_name="")
+    model = model_doc(format_name=5)
     model["apiVersion"] = "ome.io/v1"
     model["kind"] = "ServingRuntime"
     model["spec"]["modelFramework"] = {"version": "1"}
@@ -176,17 +179,30 @@ def test_unknown_fields_are_ignored_and_nulls_are_absent(api):
     assert response.get_json()["runtimes"][0]["score"] == 3
 
 
-def test_duplicate_candidates(api):
+def test_duplicate_candidates_last_one_wins_with_a_warning(api):
+    """SPEC §2: as `kubectl apply -f` of them all would leave the cluster. A ServingRuntime
+    without a namespace lands in the target namespace; one in another namespace is not a
+    candidate, so its copies are merged without a warning."""
     runtimes = [
-        runtime_doc("dup"),
-        serving_runtime("dup"),
+        runtime_doc("dup", entry(priority=5)),
+        serving_runtime("dup", entry(format_name="onnx")),
         runtime_doc("dup"),
         serving_runtime("dup", namespace=None),
         serving_runtime("dup", namespace="elsewhere"),
         serving_runtime("dup", namespace="elsewhere"),
     ]
-    fields = invalid(api, rank_body(model_doc(), *runtimes))
-    assert set(fields) == {"runtimes[2].metadata.name", "runtimes[3].metadata.name"}
+    response = api.post("/v1/rank", json=rank_body(model_doc(), *runtimes))
+    assert response.status_code == 200
+    body = response.get_json()
+    assert [(r["name"], r["scope"], r["score"]) for r in body["runtimes"]] == [
+        ("dup", "Namespaced", 2),
+        ("dup", "Cluster", 2),
+    ]
+    assert body["warnings"] == [
+        "ServingRuntime dup appears 2 times in the request; the last one is used",
+        "ClusterServingRuntime dup appears 2 times in the request; the last one is used",
+    ]
+    assert [item["namespace"] for item in body["ignored"]] == ["elsewhere"]
 
 
 def test_inference_service_model_name_must_match(api):

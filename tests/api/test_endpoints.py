@@ -76,6 +76,7 @@ def test_query_parameters_for_yaml(api):
     assert body["omeVersion"] == "1.2"
     assert [i["name"] for i in body["ignored"]] == ["team-llama"]
     assert body["ignored"][0] == {
+        "kind": "ServingRuntime",
         "name": "team-llama",
         "scope": "Namespaced",
         "namespace": "llama-demo",
@@ -115,12 +116,13 @@ def test_select_no_runtime_found(api):
     assert response.status_code == 422
     error = response.get_json()["error"]
     assert error["code"] == "NoRuntimeFound"
-    assert error["message"].startswith(
-        "no runtime found to support model llama with format safetensors in namespace demo. "
-        "Checked 2 runtimes (1 namespace-scoped, 1 cluster-scoped). Excluded runtimes: same (model "
+    assert error["message"] == (
+        "no runtime found to support model safetensors with format safetensors in namespace "
+        "demo. Checked 2 runtimes (1 namespace-scoped, 1 cluster-scoped). Excluded runtimes: "
+        "same (runtime is disabled)"
     )
-    # The ServingRuntime's reason wins for a shared name.
-    assert error["excluded"]["same"].startswith("model format 'mt:safetensors")
+    # OME keys excluded runtimes by name: the ClusterServingRuntime's reason wins.
+    assert error["excluded"] == {"same": "runtime is disabled"}
     rank = api.post("/v1/rank", json=body).get_json()
     assert rank["selected"] is None
     assert rank["message"] == error["message"]

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+
+from app import deadline
+from app.cache import CachedAnswer, get_ranking_cache
+from app.cache.framing import CorruptEntry
+from app.errors import DeadlineExceeded
+from config.settings import DRAINING_ENVIRON_KEY
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
@@ -123,3 +130,84 @@ def test_metrics_of_two_apps_are_separate(make_app):
     labels = {"endpoint": "/healthz", "method": "GET", "status": "200"}
     assert value(metric_samples(first), "ome_ranker_http_requests_total", **labels) == 1
     assert value(metric_samples(second), "ome_ranker_http_requests_total", **labels) == 0
+
+
+def test_readyz_while_the_worker_drains(client):
+    """The worker (app/worker/) marks each request while it drains after SIGTERM."""
+    response = client.get("/readyz", environ_overrides={DRAINING_ENVIRON_KEY: True})
+    assert response.status_code == 503
+    assert response.headers["Cache-Control"] == "no-store"
+    assert response.get_json() == {
+        "status": "draining",
+        "cache": {"backend": "memory", "state": "up"},
+    }
+    # Everything else is answered as usual meanwhile.
+    draining = {DRAINING_ENVIRON_KEY: True}
+    assert client.get("/healthz", environ_overrides=draining).status_code == 200
+    ranked = client.post("/v1/rank", data=SEED_YAML, headers=YAML, environ_overrides=draining)
+    assert ranked.status_code == 200
+    assert client.get("/readyz", environ_overrides={DRAINING_ENVIRON_KEY: False}).status_code == 200
+
+
+def test_a_request_past_its_deadline_is_a_json_503(make_app):
+    client = make_app(REQUEST_DEADLINE_SECONDS=0).test_client()
+    response = client.post("/v1/rank", data=b"{" * 10 + b"x" * (3 * 1024 * 1024), headers=YAML)
+    assert response.status_code == 503
+    assert response.get_json()["error"] == {
+        "code": "DeadlineExceeded",
+        "message": "the request took longer than this service's deadline (0 s); try again later",
+    }
+    assert response.headers["Content-Type"] == "application/json"
+    # Probes never check a deadline.
+    assert client.get("/healthz").status_code == 200
+    assert (
+        value(
+            metric_samples(client),
+            "ome_ranker_http_requests_total",
+            endpoint="/v1/rank",
+            method="POST",
+            status="503",
+        )
+        == 1
+    )
+
+
+def test_deadline_check_in_a_long_loop(app):
+    """How code in a long loop uses it; outside a request it never raises."""
+    deadline.check()
+    with app.test_request_context():
+        deadline.start(0.05)
+        deadline.check()
+        assert 0 < deadline.remaining() <= 0.05
+        time.sleep(0.06)
+        with pytest.raises(DeadlineExceeded, match=r"\(0.05 s\)"):
+            for _ in range(3):
+                deadline.check()
+        deadline.clear()
+        deadline.check()
+        assert deadline.remaining() is None
+
+
+def test_each_request_gets_its_own_deadline(make_app):
+    app = make_app(REQUEST_DEADLINE_SECONDS=7)
+    seen = []
+
+    @app.get("/deadline-probe")
+    def deadline_probe():
+        seen.append(deadline.remaining())
+        return "ok"
+
+    client = app.test_client()
+    client.get("/deadline-probe")
+    client.get("/deadline-probe")
+    assert all(6.5 < left <= 7 for left in seen) and len(seen) == 2
+    assert deadline.remaining() is None  # cleared after each request
+
+
+def test_without_a_cache_secret_an_app_signs_with_its_own_key(make_app, redis_url, caplog):
+    first = make_app(REDIS_URL=redis_url, CACHE_SECRET=None)
+    second = make_app(REDIS_URL=redis_url, CACHE_SECRET=None)
+    assert "OME_RANKER_CACHE_SECRET is unset" in caplog.text
+    frame = get_ranking_cache(first).backend.codec.encode(CachedAnswer(200, "a/b", b"{}"), "k")
+    with pytest.raises(CorruptEntry):
+        get_ranking_cache(second).backend.codec.decode(frame, "k")

@@ -15,7 +15,6 @@ import redis
 
 from app.cache import get_ranking_cache
 from app.cache.breaker import CLOSED, OPEN
-from app.cache.framing import decode_frame
 from tests.builders import entry, model_doc, rank_body, runtime_doc, serving_runtime
 from tests.cache.servers import ManualClock, free_port
 
@@ -183,7 +182,8 @@ def test_a_corrupt_value_is_never_served(redis_app, redis_client, redis_prefix, 
     assert cache.stats()["corrupt"] == 2
     assert cache.breaker.state == CLOSED  # Redis is fine; the values were not
     for key in stored:  # overwritten with good frames
-        assert decode_frame(redis_client.get(key)).body == response.get_data()
+        frame = redis_client.get(key)
+        assert cache.backend.codec.decode(frame, key.decode()).body == response.get_data()
     assert _post(api, _body()).headers["X-Cache"] == "hit"
 
 
@@ -197,7 +197,9 @@ def test_a_corrupt_request_entry_falls_back_to_the_inputs_entry(
     response = _post(api, _body())
     assert response.headers["X-Cache"] == "hit"
     assert _answer(response) == reference(_body())
-    assert decode_frame(redis_client.get(request_key)).body == response.get_data()
+    codec = get_ranking_cache(redis_app).backend.codec
+    frame = redis_client.get(request_key)
+    assert codec.decode(frame, request_key.decode()).body == response.get_data()
 
 
 def _fill(client: redis.Redis) -> None:

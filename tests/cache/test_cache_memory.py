@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from app.cache.backends import MemoryBackend, encode_frames
-from app.cache.framing import CachedAnswer
+import pytest
+
+from app.cache.backends import MemoryBackend
+from app.cache.framing import CachedAnswer, CorruptEntry
 from tests.cache.servers import ManualClock
 
 
@@ -46,8 +48,18 @@ def test_close_empties_it():
     assert backend.get("a") is None
 
 
-def test_one_answer_under_two_keys_is_encoded_once():
+def test_frames_are_compressed_in_memory_too():
     answer = CachedAnswer(200, "application/json", b"[" + b"0," * 2000 + b"0]")
-    frames = encode_frames({"req": answer, "rank": answer, "other": _answer(1)})
-    assert frames["req"] is frames["rank"]
-    assert len(frames["req"]) < len(answer.body) // 10  # compressed, in memory too
+    backend = MemoryBackend(10)
+    backend.put_many({"req": answer, "rank": answer}, ttl=60)
+    frame = backend._entries["req"][1]
+    assert len(frame) < len(answer.body) // 10
+    assert backend.get("req") == backend.get("rank") == answer
+
+
+def test_a_frame_read_under_another_key_is_corrupt():
+    backend = MemoryBackend(10)
+    backend.put_many({"a": _answer(1)}, ttl=60)
+    backend._entries["b"] = backend._entries["a"]
+    with pytest.raises(CorruptEntry):
+        backend.get("b")

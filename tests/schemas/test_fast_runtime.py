@@ -44,7 +44,7 @@ ENTRY_REF = document(
     name=TEXT,
     version=maybe(TEXT),
     operator=maybe(TEXT),
-    weight=maybe(ints()),
+    weight=maybe(st.one_of(ints(), st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1]))),
 )
 ENTRY = document(
     name=maybe(TEXT),
@@ -53,7 +53,8 @@ ENTRY = document(
     modelArchitecture=maybe(TEXT),
     quantization=maybe(TEXT),
     autoSelect=maybe(st.booleans()),
-    priority=maybe(ints(1, 9)),
+    priority=maybe(st.one_of(ints(1, 9), st.sampled_from([2**31 - 1, 2**31, 2**40]))),
+    modelCacheProviders=maybe(st.lists(TEXT, max_size=2)),
     diffusionPipeline=st.one_of(st.just(MISSING), st.none(), st.just({"className": "P"})),
     containers=maybe(st.just([{"image": "x"}])),
 )
@@ -61,7 +62,11 @@ ANNOTATIONS = document(**{"ome.io/deploymentMode": maybe(TEXT), "other": maybe(i
 RUNTIME = document(
     apiVersion=maybe(st.just("ome.io/v1beta1")),
     kind=st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
-    metadata=document(name=st.text(min_size=1, max_size=4), namespace=maybe(TEXT)),
+    metadata=document(
+        name=st.text(min_size=1, max_size=4),
+        namespace=maybe(TEXT),
+        annotations=maybe(document(**{"ome.io/inherit-from": maybe(TEXT), "x": maybe(ints())})),
+    ),
     spec=document(
         disabled=maybe(st.booleans()),
         supportedModelFormats=maybe(st.lists(ENTRY, max_size=3)),
@@ -121,7 +126,12 @@ def test_agrees_with_the_schema_whenever_it_answers(value):
 FULL_RUNTIME = {
     "apiVersion": "ome.io/v1beta1",
     "kind": "ServingRuntime",
-    "metadata": {"name": "rt", "namespace": "demo", "labels": {"a": "b"}},
+    "metadata": {
+        "name": "rt",
+        "namespace": "demo",
+        "labels": {"a": "b"},
+        "annotations": {"ome.io/inherit-from": "base", "other": "x"},
+    },
     "spec": {
         "disabled": False,
         "supportedModelFormats": [
@@ -138,6 +148,7 @@ FULL_RUNTIME = {
                 "quantization": "fp8",
                 "autoSelect": True,
                 "priority": 2,
+                "modelCacheProviders": ["lustre", "nfs"],
             }
         ],
         "modelSizeRange": {"min": "1B", "max": "8B"},
@@ -225,6 +236,9 @@ def test_answers_for_realistic_manifests():
         runtime_doc("rt", entry(diffusionPipeline={"className": "P"})),
         runtime_doc("rt", engineConfig={"annotations": {"ome.io/deploymentMode": 3}}),
         runtime_doc("rt", protocolVersions=["openAI", None]),
+        runtime_doc("rt", entry(priority=2**31)),  # beyond the CRD's int32
+        runtime_doc("rt", entry(weight=2**63)),  # beyond int64
+        runtime_doc("rt", entry(modelCacheProviders=["a", 1])),
         {"kind": "ClusterServingRuntime", "metadata": {"name": ""}, "spec": {}},
         {"kind": "ClusterServingRuntime", "metadata": {"name": "x"}},
         [],

@@ -80,7 +80,7 @@ def _summary(ranking):
         ranking.selected,
         ranking.message,
         ranking.warnings,
-        [(i.runtime.name, i.reason) for i in ranking.ignored],
+        [(i.name, i.reason) for i in ranking.ignored],
     )
 
 

@@ -310,6 +310,21 @@ def test_distance_ties_below_one_parameter(rank):
     assert [r.name for r in ranking.rows] == ["b", "c", "a"]
 
 
+def test_distances_less_than_one_apart_tie_against_their_names(rank):
+    """Names sort opposite to the distances here, so a plain float comparison of the
+    distances (instead of the controller's truncated difference) would reorder the rows."""
+    model = model_doc(size="1000")
+    runtimes = [
+        runtime_doc("a", size_range={"min": "999.2"}),  # 0.8
+        runtime_doc("b", size_range={"min": "999.9"}),  # 0.1
+        runtime_doc("c", size_range={"min": "998.95"}),  # 1.05: more than 1 from b, not from a
+        runtime_doc("d", size_range={"min": "997"}),  # 3
+    ]
+    ranking = rank(rank_body(model, *runtimes))
+    assert [r.name for r in ranking.rows] == ["a", "b", "c", "d"]
+    assert [round(r.distance, 2) for r in ranking.rows] == [0.8, 0.1, 1.05, 3.0]
+
+
 def test_distance_only_breaks_score_ties(rank):
     model = model_doc(size="7B")
     ranking = rank(
@@ -351,7 +366,7 @@ def test_target_namespace_precedence_and_ignored(rank):
     )
     assert ranking.namespace == "req"
     assert [r.name for r in ranking.rows] == ["anywhere", "here"]
-    assert [(i.runtime.name, i.reason) for i in ranking.ignored] == [
+    assert [(i.name, i.reason) for i in ranking.ignored] == [
         ("there", "ServingRuntime in namespace demo, not in the target namespace req")
     ]
     assert rank(rank_body(model_doc(namespace="demo"), inferenceService=isvc)).namespace == "svc-ns"
@@ -369,20 +384,49 @@ def test_query_namespace_loses_to_body(rank):
 
 
 def test_no_runtime_message(rank):
+    """SPEC §15 / OME's *Troubleshoot runtime selection* page: the model is named by its format,
+    every candidate is counted, only checks 1-5 are listed, a shared name is listed once with
+    the ClusterServingRuntime's reason."""
     runtimes = [
         runtime_doc("same", disabled=True),
-        serving_runtime("same", disabled=True),
-        runtime_doc("alpha", entry(weight=-5)),
+        serving_runtime("same", entry(format_name="onnx")),
+        runtime_doc("alpha", entry(weight=-5)),  # check 7: counted, not listed
+        runtime_doc("quiet", entry(auto_select=None)),  # check 6: counted, not listed
+        serving_runtime("solo", entry(architecture="MistralForCausalLM")),
     ]
     ranking = rank(rank_body(model_doc(), *runtimes))
     assert ranking.selected is None
     assert ranking.message == (
-        "no runtime found to support model llama with format safetensors in namespace demo. "
-        "Checked 3 runtimes (1 namespace-scoped, 2 cluster-scoped). Excluded runtimes: "
-        "alpha (auto-select score is 0); same (runtime is disabled); same (runtime is disabled)"
+        "no runtime found to support model safetensors with format safetensors in namespace "
+        "demo. Checked 5 runtimes (2 namespace-scoped, 3 cluster-scoped). Excluded runtimes: "
+        "same (runtime is disabled); solo (model format "
+        "'mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0' not in supported formats: "
+        "architecture mismatch (model=LlamaForCausalLM, runtime=MistralForCausalLM))"
     )
+    assert ranking.excluded() == [
+        ("same", "runtime is disabled"),
+        ("solo", row_named(ranking, "solo", "Namespaced").reason),
+    ]
     assert rank(rank_body(model_doc())).message == (
-        "no runtime found to support model llama with format safetensors in namespace demo"
+        "no runtime found to support model safetensors with format safetensors in namespace demo"
+    )
+
+
+def test_shared_name_lists_the_namespaced_reason_when_only_it_is_excluded(rank):
+    runtimes = [
+        runtime_doc("twin", entry(auto_select=None)),  # passes checks 1-5
+        serving_runtime("twin", disabled=True),
+    ]
+    ranking = rank(rank_body(model_doc(), *runtimes))
+    assert ranking.message.endswith(". Excluded runtimes: twin (runtime is disabled)")
+    assert ranking.excluded() == [("twin", "runtime is disabled")]
+
+
+def test_only_skipped_runtimes_leave_no_excluded_part(rank):
+    ranking = rank(rank_body(model_doc(), runtime_doc("quiet", entry(auto_select=False))))
+    assert ranking.message == (
+        "no runtime found to support model safetensors with format safetensors in namespace "
+        "demo. Checked 1 runtimes (0 namespace-scoped, 1 cluster-scoped)"
     )
 
 
@@ -450,48 +494,6 @@ def test_decoder_mode_only_with_decoder(rank):
         )
     )
     assert not with_decoder.rows[0].compatible
-
-
-def test_explicit_runtime(rank):
-    runtimes = [
-        serving_runtime("pick", entry(format_name="onnx")),
-        runtime_doc("pick"),
-        runtime_doc("best", entry(priority=9)),
-    ]
-    isvc = isvc_doc(runtime={"name": "pick"})
-    ranking = rank(rank_body(model_doc(), *runtimes, inferenceService=isvc))
-    assert (ranking.selected.name, ranking.selected.scope, ranking.selected.explicit) == (
-        "pick",
-        "Namespaced",
-        True,
-    )
-    assert ranking.selected.score == 0
-    assert ranking.message == "Runtime pick is named explicitly for model llama"
-    assert ranking.notes == (
-        "spec.runtime is explicit; automatic selection below is hypothetical.",
-    )
-    assert ranking.warnings[0].startswith(
-        'runtime "pick" does not declare support for model "llama" (model format '
-    )
-    assert ranking.warnings[0].endswith("); proceeding because the runtime was named explicitly")
-    assert ranking.rows[0].name == "best"
-
-
-def test_explicit_runtime_errors(rank):
-    runtimes = [runtime_doc("off", disabled=True), serving_runtime("elsewhere", namespace="other")]
-    missing = rank(
-        rank_body(model_doc(), *runtimes, inferenceService=isvc_doc(runtime={"name": "elsewhere"}))
-    )
-    assert missing.selected is None
-    assert missing.explicit_error.code == "RuntimeNotFound"
-    assert missing.message == "runtime elsewhere not found in namespace demo or at cluster scope"
-    off = rank(
-        rank_body(model_doc(), *runtimes, inferenceService=isvc_doc(runtime={"name": "off"}))
-    )
-    assert off.explicit_error.code == "RuntimeDisabled"
-    assert off.message == "cluster-scoped runtime off is disabled"
-    empty = rank(rank_body(model_doc(), *runtimes, inferenceService=isvc_doc(runtime={"name": ""})))
-    assert empty.message == "runtime  not found in namespace demo or at cluster scope"
 
 
 def test_explicit_runtime_with_passing_checks_has_no_warning(rank):

@@ -11,8 +11,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from app.api import yaml_stream
+from app.api.manifests import read_yaml_stream
 from app.api.rendering import explain_table, ranking_body, select_body
+from app.errors import MODEL_NOT_READY_HINT
 from app.schemas.requests import load_rank_request
 from app.selection.ranking import rank_runtimes
 
@@ -23,7 +24,7 @@ SEED_YAML_PATH = Path(__file__).with_name("seed_example.yaml")
 def seed_examples() -> dict[str, Any]:
     """The seed request as YAML and JSON, and the three answers to it."""
     yaml_text = SEED_YAML_PATH.read_text(encoding="utf-8")
-    body = yaml_stream.decode_yaml_body(yaml_text.encode("utf-8"))
+    body = read_yaml_stream(yaml_text.encode("utf-8")).request
     ranking = rank_runtimes(load_rank_request(body, {}))
     return {
         "yaml_request": yaml_text,
@@ -69,8 +70,8 @@ def error_examples(max_runtimes: int) -> dict[str, dict[str, Any]]:
         ),
         "NoRuntimeFound": error(
             "NoRuntimeFound",
-            "no runtime found to support model llama-3-2-3b-instruct with format safetensors "
-            "in namespace llama-demo. Checked 1 runtimes (0 namespace-scoped, 1 "
+            "no runtime found to support model safetensors with format safetensors "
+            "in namespace llama-demo. Checked 2 runtimes (0 namespace-scoped, 2 "
             "cluster-scoped). Excluded runtimes: vllm-llama (runtime is disabled)",
             excluded={"vllm-llama": "runtime is disabled"},
         ),
@@ -80,5 +81,38 @@ def error_examples(max_runtimes: int) -> dict[str, dict[str, Any]]:
         ),
         "RuntimeDisabled": error(
             "RuntimeDisabled", "cluster-scoped runtime vllm-llama is disabled"
+        ),
+        "RuntimeInheritanceError": error(
+            "RuntimeInheritanceError",
+            'inherit-from parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])',
+        ),
+        "RuntimeIncompatible": error(
+            "RuntimeIncompatible",
+            "runtime srt-llama does not support model llama-3-2-3b-instruct: runtime "
+            "srt-llama does not support model safetensors: model format "
+            "'mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0.dev0' not in supported "
+            "formats: no model cache provider is configured for sharded model loading",
+        ),
+        "ModelNotReady": error(
+            "ModelNotReady",
+            "invalid model specification: modelFormat.name: model format name is required",
+            hint=MODEL_NOT_READY_HINT,
+        ),
+        "ModelNotFound": error(
+            "ModelNotFound", "No BaseModel or ClusterBaseModel with the name: llama-3-2-90b"
+        ),
+        "RequestTimeout": error(
+            "RequestTimeout", "the request was not received in full within 10 seconds"
+        ),
+        "RequestLineTooLong": error(
+            "RequestLineTooLong", "the request line is too long: more than 4094 bytes"
+        ),
+        "ExpectationFailed": error("ExpectationFailed", "only 'Expect: 100-continue' is supported"),
+        "HeadersTooLarge": error("HeadersTooLarge", "the request headers are too large"),
+        "UnsupportedTransferCoding": error(
+            "UnsupportedTransferCoding", "unsupported Transfer-Encoding: gzip"
+        ),
+        "DeadlineExceeded": error(
+            "DeadlineExceeded", "the request took longer than this service's 10 s deadline"
         ),
     }

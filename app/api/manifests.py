@@ -1,0 +1,157 @@
+"""Manifest streams as ``kubectl apply -f`` takes them (SPEC §15): YAML documents, a JSON object
+or array of objects, ``kind: List`` flattened; turned into the request selection reads.
+
+Pure functions over decoded documents, no Flask. What a stream holds besides the five kinds
+selection reads (a Namespace, a Kustomization …) is skipped and reported; a model or an
+InferenceService that appears more than once is taken as ``kubectl apply`` leaves it (the last
+one), with the count for the warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.schemas.documents import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
+from app.selection.documents import OtherObject, RepeatedObject
+
+from . import yaml_stream
+from .decoding import MalformedRequest, check_utf8, clip
+
+LIST_KIND = "List"
+
+
+class ModelNotInStream(Exception):
+    """The stream's InferenceService names a model the stream does not hold: OME's lookup of
+    that model fails (SPEC §17 "Finding the model"), an answer rather than a malformed body."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"No BaseModel or ClusterBaseModel with the name: {name}")
+        self.name = name
+
+
+@dataclass
+class ManifestStream:
+    """A stream sorted by role; ``request`` is the body shape ``load_rank_request`` takes."""
+
+    request: dict[str, Any]
+    others: tuple[OtherObject, ...] = ()
+    repeated: tuple[RepeatedObject, ...] = ()
+    objects: int = 0  # objects read, Lists flattened (for the logs and limits)
+
+
+@dataclass
+class _Sorted:
+    models: list[tuple[str, dict]] = field(default_factory=list)
+    runtimes: list[dict] = field(default_factory=list)
+    services: list[tuple[str, dict]] = field(default_factory=list)
+    others: list[OtherObject] = field(default_factory=list)
+
+
+def flatten(document: object, label: str, out: list[tuple[str, dict]]) -> None:
+    """Append (label, object) for a Kubernetes object, or for each item of a (nested) v1 List."""
+    if not isinstance(document, dict):
+        shape = "a sequence" if isinstance(document, list) else "a scalar"
+        raise MalformedRequest(f"{label} is {shape}, not a Kubernetes object")
+    if document.get("kind") != LIST_KIND:
+        out.append((label, document))
+        return
+    if document.get("apiVersion", "v1") != "v1":
+        version = clip(document["apiVersion"])
+        raise MalformedRequest(f"{label} is a List of apiVersion {version}, expected v1")
+    items = document.get("items")
+    if items is None:  # absent or null: an empty List, as kubectl reads it
+        return
+    if not isinstance(items, list):
+        raise MalformedRequest(f"{label} is a List whose items is not a sequence")
+    for index, item in enumerate(items):  # recursion bounded by the decoders' depth limit
+        flatten(item, f"{label} items[{index}]", out)
+
+
+def _metadata_text(obj: dict, key: str) -> str | None:
+    metadata = obj.get("metadata")
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _identity(obj: dict, position: int) -> tuple:
+    """Kind, namespace and name, as the cluster keys an object; a document whose metadata is
+    not readable is its own identity (schema validation reports it later)."""
+    name = _metadata_text(obj, "name")
+    if not name:
+        return ("#", position)
+    return (obj["kind"], _metadata_text(obj, "namespace") or "", name)
+
+
+def _last_of_each(found: list[tuple[str, dict]]) -> tuple[list[dict], list[RepeatedObject]]:
+    latest: dict[tuple, dict] = {}
+    counts: dict[tuple, int] = {}
+    for position, (_, obj) in enumerate(found):
+        key = _identity(obj, position)
+        latest[key] = obj
+        counts[key] = counts.get(key, 0) + 1
+    repeated = [RepeatedObject(key[0], key[2], count) for key, count in counts.items() if count > 1]
+    return list(latest.values()), repeated
+
+
+def _sort_by_kind(objects: list[tuple[str, dict]]) -> _Sorted:
+    found = _Sorted()
+    for label, obj in objects:
+        kind = obj.get("kind")
+        if not isinstance(kind, str):  # first: an unhashable kind must not reach `in`
+            raise MalformedRequest(f"{label} has {'no' if kind is None else 'a non-string'} kind")
+        if kind in MODEL_KINDS:
+            found.models.append((label, obj))
+        elif kind in RUNTIME_KINDS:
+            found.runtimes.append(obj)
+        elif kind == ISVC_KIND:
+            found.services.append((label, obj))
+        else:
+            name, namespace = _metadata_text(obj, "name"), _metadata_text(obj, "namespace")
+            found.others.append(OtherObject(kind, name, namespace))
+    return found
+
+
+def read_stream(documents: list, what: str = "document", first: int = 1) -> ManifestStream:
+    """The request a manifest stream makes: exactly one model (repeats of the same one count
+    once), any number of runtimes, at most one InferenceService.
+
+    Documents are numbered from 1 in stream order, counting the null ones that are skipped (so
+    numbers match the `---` separators); List items are named `items[i]`, counted from 0.
+    """
+    objects: list[tuple[str, dict]] = []
+    for position, document in enumerate(documents, start=first):
+        if document is not None:
+            flatten(document, f"{what} {position}", objects)
+    found = _sort_by_kind(objects)
+    models, repeated_models = _last_of_each(found.models)
+    services, repeated_services = _last_of_each(found.services)
+    if not models and len(services) == 1:
+        spec = services[0].get("spec")
+        model = spec.get("model") if isinstance(spec, dict) else None
+        name = model.get("name") if isinstance(model, dict) else None
+        if isinstance(name, str) and name:
+            raise ModelNotInStream(name)
+    if len(models) != 1:
+        wanted = " or ".join(MODEL_KINDS)
+        raise MalformedRequest(f"the manifests must hold exactly one {wanted}, found {len(models)}")
+    if len(services) > 1:
+        raise MalformedRequest(
+            f"the manifests must hold at most one {ISVC_KIND}, found {len(services)}"
+        )
+    request: dict[str, Any] = {"model": models[0], "runtimes": found.runtimes}
+    if services:
+        request["inferenceService"] = services[0]
+    return ManifestStream(
+        request=request,
+        others=tuple(found.others),
+        repeated=(*repeated_models, *repeated_services),
+        objects=len(objects),
+    )
+
+
+def read_yaml_stream(raw: bytes) -> ManifestStream:
+    """A YAML request body: UTF-8 only (libyaml would also take UTF-16 with a BOM), loaded with
+    the bounds of ``yaml_stream``, then read as a manifest stream."""
+    check_utf8(raw)
+    return read_stream(yaml_stream.load_documents(raw))

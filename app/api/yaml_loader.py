@@ -1,0 +1,624 @@
+"""Load a kubectl-style YAML stream into Python documents: bounded, tag-free (SPEC §15).
+
+``load_documents(raw)`` takes the body's bytes and gives one Python value per document (dicts,
+lists, scalars; ``None`` for an empty or null document), or raises ``MalformedRequest``. Values
+are those of PyYAML's SafeLoader (YAML 1.1 implicit types) except that timestamps stay strings
+and scalar keys that are not strings take their JSON spelling (``1`` -> ``"1"``, ``true`` ->
+``"true"``, ``null`` -> ``"null"``), as kubectl's YAML-to-JSON step does.
+
+Two loaders give those values:
+
+* the fast path: rapidyaml (C++ ryml) parses the stream and writes it as JSON, in C++;
+  ``json.loads`` reads that (``python -m bench.yaml_decode``, 1 000 runtimes: 2-3x json.loads,
+  ~30x faster than the PyYAML path). JSON loses whether a scalar was quoted, and ryml types plain
+  scalars by YAML 1.2 rules, so the JSON's text is searched for every scalar on which the two
+  could disagree (``yes``, ``~``, ``0x1F``, ``1_000``, ``12:30``, ``.inf``...), and its numbers
+  are re-read by YAML 1.1 rules (``1e3`` is a string there);
+* the PyYAML path: libyaml's event parser, our metering composer, PyYAML's SafeConstructor.
+
+The fast path answers only when its result is certainly the PyYAML path's: anything else (tags,
+anchors and aliases, merge keys, directives, flow collections, an ambiguous scalar, a duplicate
+key, a syntax error, nesting deeper than ryml's JSON writer goes (64), the bytes YAML 1.1 and
+1.2 read differently) falls back to the PyYAML path, which gives the values or the error with
+its line and column. tests/api/test_yaml_loader.py holds the two to each other, differentially.
+The stream's size bounds (nodes, documents) are checked first, on ryml's tree, so that no body
+however cut into documents costs more than the largest legal single document, on either path.
+
+Bounds (``MalformedRequest``): at most ``MAX_ALIASES`` alias uses in the stream; at most
+``MAX_NODES`` nodes in one document and ``MAX_STREAM_NODES`` in the whole stream, aliases expanded
+and mapping keys included; at most ``MAX_DOCUMENTS`` documents; nesting at most ``MAX_DEPTH``
+(counted as in ``decoding``: a mapping or sequence is one level deeper than the collection holding
+it, aliases count as if expanded where they are used); no tags but the standard scalar ones
+(``!!binary``, ``!!set``, ``!!omap``, ``!!pairs`` and every ``!!python/...`` are refused); numbers
+of at most ``MAX_NUMBER_CHARS`` characters; UTF-8 only; a key at most once per mapping (merge
+keys ``<<`` bring keys in without being duplicates of them; an explicit key overrides a merged
+one).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import ryml
+import yaml
+from yaml.composer import Composer, ComposerError
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.events import AliasEvent, ScalarEvent
+from yaml.nodes import MappingNode, ScalarNode
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+
+from .decoding import MAX_DEPTH, MalformedRequest, _clip, _utf8
+
+try:  # libyaml scans and parses in C (5x faster); composing stays in Python, see _Composer
+    from yaml.cyaml import CParser as _EventParser
+except ImportError:  # pragma: no cover - PyYAML without libyaml: the same stages in Python
+    from yaml.parser import Parser
+    from yaml.scanner import Scanner
+
+    class _EventParser(Reader, Scanner, Parser):  # type: ignore[no-redef]
+        def __init__(self, stream: bytes) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+
+
+MAX_ALIASES = 1_000  # alias uses in the whole stream
+MAX_NODES = 1_000_000  # nodes of one document, aliases expanded, mapping keys included
+# Nodes of the whole stream, counted the same way: a body cut into many documents costs no more
+# than one document at MAX_NODES (a bound per document was not enough: four documents at it took
+# longer than the 30 s worker timeout).
+MAX_STREAM_NODES = 1_000_000
+# Documents in the stream, empty ones included: room for OME_RANKER_MAX_RUNTIMES' default of
+# 10 000 runtimes plus the model, the InferenceService and stray empty documents, twice over.
+# Each document costs more than a node (its own Python object, its label, its checks), so a body
+# of tiny documents is refused here before it reaches the node budget.
+MAX_DOCUMENTS = 20_000
+MAX_NUMBER_CHARS = 4_300  # Python's int/str digit limit; longer numbers are refused unparsed
+
+
+def load_documents(raw: bytes) -> list:
+    """The stream's documents, in order; ``MalformedRequest`` for anything refused."""
+    if not raw.isascii():
+        _utf8(raw)  # libyaml would also take UTF-16 (with a BOM); ryml would take any bytes
+    documents = _fast_documents(raw)
+    if documents is None:
+        return _pyyaml_documents(raw)
+    return documents
+
+
+# ------------------------------------------------------------------------- the PyYAML path
+
+
+def _at(mark: Any) -> str:
+    return "" if mark is None else f" at line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _stream_too_large(what: str) -> str:
+    return f"YAML stream holds more than {what}"
+
+
+class _Composer(Composer):
+    """PyYAML's composer, metering the stream as if every alias were expanded.
+
+    The node graph keeps aliases as shared references, so composing a billion-laughs body is
+    cheap; each alias is charged the memoised expanded size and height of its anchored node, and
+    we stop at the first bound crossed, before constructing anything. Depth is checked before
+    descending, so recursion stays near 3 frames x MAX_DEPTH. libyaml's own composer is not used:
+    it recurses in C without a limit and segfaults on ~100 000 nested '['.
+    """
+
+    def __init__(self) -> None:
+        Composer.__init__(self)
+        self._aliases = self._nodes = self._stream_nodes = self._documents = 0
+        self._depth = 0  # collections open on the current path
+        self._peak = 0  # deepest expanded depth reached inside the node being composed
+        self._measured: dict[Any, tuple[int, int]] = {}  # anchored node -> (nodes, height)
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if type(event) is ScalarEvent:  # most nodes: one more node, no deeper, height 0
+            self._charge(1, self._depth, event)
+            node = super().compose_node(parent, index)
+            if event.anchor is not None:
+                self._measured[node] = (1, 0)
+            return node
+        if type(event) is AliasEvent:
+            node = super().compose_node(parent, index)  # raises on an undefined alias
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                self._refuse(f"YAML stream uses more than {MAX_ALIASES} aliases", event)
+            if node not in self._measured:  # its anchor is still open: `&a [*a]`, a cycle
+                raise ComposerError(None, None, "found a recursive alias", event.start_mark)
+            nodes, height = self._measured[node]
+            if self._stream_nodes + nodes > MAX_STREAM_NODES:
+                self._refuse(f"YAML aliases expand to more than {MAX_STREAM_NODES} nodes", event)
+            self._charge(nodes, self._depth + height, event)
+            return node
+        self._depth += 1  # a sequence or mapping
+        first, outer_peak, self._peak = self._nodes, self._peak, self._depth
+        self._charge(1, self._depth, event)
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        if event.anchor is not None:
+            self._measured[node] = (self._nodes - first, self._peak - self._depth)
+        self._peak = max(outer_peak, self._peak)
+        return node
+
+    def compose_document(self) -> Any:
+        self._documents += 1
+        if self._documents > MAX_DOCUMENTS:
+            self._refuse(_stream_too_large(f"{MAX_DOCUMENTS} documents"), self.peek_event())
+        self._nodes = 0  # SPEC §15: MAX_NODES is per expanded document
+        return super().compose_document()
+
+    def _charge(self, nodes: int, depth: int, event: Any) -> None:
+        self._nodes += nodes
+        self._stream_nodes += nodes
+        self._peak = max(self._peak, depth)
+        if depth > MAX_DEPTH:
+            self._refuse(f"YAML document is nested deeper than {MAX_DEPTH} levels", event)
+        if self._nodes > MAX_NODES:
+            self._refuse(f"YAML document expands to more than {MAX_NODES} nodes", event)
+        if self._stream_nodes > MAX_STREAM_NODES:
+            self._refuse(_stream_too_large(f"{MAX_STREAM_NODES} nodes"), event)
+
+    def _refuse(self, message: str, event: Any) -> None:
+        raise MalformedRequest(message + _at(event.start_mark))
+
+
+def _bounded_number(construct: Any) -> Any:
+    """Make SafeConstructor's int/float raise ConstructorError for bad or huge numbers.
+
+    PyYAML lets ValueError out (`0b_`, > 4300 decimal digits) and converts sexagesimal
+    `1:0:0:...` in quadratic time (64 KB: 0.12 s, so 16 MB would pin a worker for hours), hence
+    the length cap. A 4300-char hex int still exceeds the decimal digit limit json.dumps needs.
+    """
+
+    def construct_number(self: Any, node: Any) -> Any:
+        try:
+            if len(node.value) > MAX_NUMBER_CHARS:
+                raise ValueError
+            value = construct(self, node)
+            if isinstance(value, int) and value.bit_length() > 64:
+                str(value)  # raises ValueError past the digit limit
+        except ValueError:
+            problem = f"malformed or too long number {_clip(node.value, 40)}"
+            raise ConstructorError(None, None, problem, node.start_mark) from None
+        return value
+
+    return construct_number
+
+
+def _unsupported(self: Any, node: Any) -> Any:
+    raise ConstructorError(None, None, f"tag {node.tag} is not supported", node.start_mark)
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _json_key(key: object) -> str:
+    """A scalar key's JSON spelling: strings stay, others as json.dumps writes them."""
+    return key if isinstance(key, str) else json.dumps(key)
+
+
+class _Constructor(SafeConstructor):
+    """SafeConstructor whose results are always JSON-serialisable (so no datetime/bytes/set)."""
+
+    def __init__(self) -> None:
+        SafeConstructor.__init__(self)
+        self._flattened: set[Any] = set()  # mapping nodes whose own keys were checked
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        # Scalar keys that are not strings get their JSON spelling (1 -> "1", true -> "true",
+        # null -> "null"), as kubectl's YAML-to-JSON step does. Converting here rather than after
+        # construction keeps `1:` and `true:` apart (1 == True in a dict), and `'1'` after `1`
+        # overrides it: they are different YAML keys with one JSON spelling.
+        if not isinstance(node, MappingNode):  # `!!map x`
+            raise ConstructorError(
+                None, None, f"expected a mapping, found {node.id}", node.start_mark
+            )
+        self.flatten_mapping(node)  # merge keys (`<<: *base`); the merged pairs come first
+        mapping = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (list, dict)):
+                problem = "found a sequence or mapping as a key"
+                raise ConstructorError(None, None, problem, key_node.start_mark)
+            mapping[_json_key(key)] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+    def flatten_mapping(self, node: Any) -> None:
+        # Refuse a key written twice in one mapping, as kubectl does: two manifests concatenated
+        # without `---` would otherwise merge silently into one wrong document. Only the
+        # mapping's own keys are compared (merged ones may be overridden); each mapping node is
+        # checked once, the first time it is flattened (an alias flattens it again, merged).
+        first_time = node not in self._flattened
+        own = sum(key.tag != _MERGE_TAG for key, _ in node.value) if first_time else 0
+        super().flatten_mapping(node)
+        if first_time:
+            self._flattened.add(node)
+            self._refuse_duplicate_keys(node.value[len(node.value) - own :])
+
+    def _refuse_duplicate_keys(self, pairs: list) -> None:
+        seen = set()
+        for key_node, _ in pairs:
+            if not isinstance(key_node, ScalarNode):  # refused in construct_mapping
+                continue
+            key = self.construct_object(key_node)
+            identity = (isinstance(key, str), _json_key(key))  # `1` and `'1'` are two keys
+            if identity in seen:
+                spelling = json.dumps(_clip(identity[1]), ensure_ascii=False)
+                line = key_node.start_mark.line + 1
+                raise MalformedRequest(
+                    f"request body is not valid YAML: key {spelling} appears twice in one "
+                    f"mapping (line {line})"
+                )
+            seen.add(identity)
+
+
+for _tag in ("binary", "set", "omap", "pairs"):  # bytes, set, tuples: not JSON, so refused
+    _Constructor.add_constructor(f"tag:yaml.org,2002:{_tag}", _unsupported)
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_scalar)
+for _tag, _construct in (
+    ("int", SafeConstructor.construct_yaml_int),
+    ("float", SafeConstructor.construct_yaml_float),
+):
+    _Constructor.add_constructor(f"tag:yaml.org,2002:{_tag}", _bounded_number(_construct))
+
+
+class _Resolver(Resolver):
+    """YAML 1.1 implicit types minus timestamps: `version: 2024-01-01` stays a string."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if not tag.endswith(":timestamp")]
+        for first, resolvers in Resolver.yaml_implicit_resolvers.items()
+    }
+
+
+class _Loader(_Composer, _EventParser, _Constructor, _Resolver):
+    # _Composer comes first so that its methods shadow the C composer's in CParser.
+    def __init__(self, stream: bytes) -> None:
+        _EventParser.__init__(self, stream)
+        _Composer.__init__(self)
+        _Constructor.__init__(self)
+        _Resolver.__init__(self)
+
+
+def _yaml_error(exc: Exception) -> str:
+    if isinstance(exc, yaml.MarkedYAMLError):  # our own text: str(exc) quotes body snippets
+        parts = [_clip(exc.context or "", 160) + _at(exc.context_mark)] if exc.context else []
+        parts.append(_clip(exc.problem or "syntax error", 160) + _at(exc.problem_mark))
+        return "request body is not valid YAML: " + "; ".join(parts)
+    if isinstance(exc, yaml.reader.ReaderError):
+        return f"request body is not valid YAML: {exc.reason} (position {exc.position})"
+    # Anything else PyYAML lets out (RecursionError, TypeError...): name it, nothing more.
+    return f"request body could not be loaded as YAML ({type(exc).__name__})"
+
+
+def _pyyaml_documents(raw: bytes) -> list:
+    try:
+        loader = _Loader(raw)
+        try:
+            documents = []
+            while loader.check_data():
+                documents.append(loader.get_data())
+            return documents
+        finally:
+            loader.dispose()
+    except MalformedRequest:
+        raise
+    except Exception as exc:
+        raise MalformedRequest(_yaml_error(exc)) from None
+
+
+# ---------------------------------------------------------------------------- the fast path
+
+
+class _Fallback(Exception):
+    """The fast path cannot vouch for its result: load the stream with the PyYAML path."""
+
+
+# Deleting the printable ASCII bytes leaves what needs a look (C-level, ~1 ms per 2.6 MB): ASCII
+# control characters, which PyYAML's reader refuses and ryml takes, and non-ASCII characters,
+# among which PyYAML's non-printable ones, the line breaks YAML 1.1 has and YAML 1.2 has not
+# (NEL, LS, PS) and a byte-order mark past the start.
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+_YAML11_ONLY = re.compile("[\x85\u2028\u2029\ufeff]")
+_BOM = "\ufeff".encode()
+
+
+def _token_start(char: bytes, after: bytes, then: bytes = b"") -> tuple[bytes, re.Pattern]:
+    """`char` where a token may begin: after one of the bytes `after` (a regex class body) or at
+    the very start; then followed by `then`. The pattern begins with the literal, so that the
+    search runs at memchr speed (a class first would cost ~5 ns a byte), and has no repetition."""
+    literal = re.escape(char)
+    return char, re.compile(literal + rb"(?<![^" + after + rb"]" + literal + rb")" + then)
+
+
+_INDICATOR = rb"\s\[\]{},:?'\"|>-"  # wider than where YAML lets a token begin, on purpose
+# Sent to the PyYAML path before ryml sees them, each for a reason found by differential fuzzing:
+_UNSURE = [
+    # `@`, `` ` ``, `%`, `]`, `}` cannot begin a scalar: PyYAML refuses, ryml takes it. `%` at the
+    # start of a line is a directive (`%YAML`, `%TAG`). (`[]` and `{}` do not match.)
+    *(_token_start(char, rb"\s,:?'\"|>-") for char in (b"@", b"`", b"%", b"]", b"}")),
+    # A flow collection with something in it (`[]` and `{}` are fine): ryml misreads some (a
+    # comment or a line break in a flow mapping's value stays in the value), YAML 1.1 reads
+    # others otherwise (`[?x]` is a mapping there). `={{.Name}}` in a string does not match.
+    *(_token_start(char, rb"\s,:?-", rb"(?![\]}])") for char in (b"[", b"{")),
+    # An explicit key (`? key`): ryml takes what follows its closing quote (`? "k"---`).
+    _token_start(b"?", rb"\s", rb"(?![^\s])"),
+    # A block scalar with an indentation indicator (`|2`): ryml drops the spaces past the
+    # indentation on a blank line.
+    (b"|", re.compile(rb"\|[-+]?[0-9]")),
+    (b">", re.compile(rb">[-+]?[0-9]")),
+]
+# Tags, anchors and aliases (PyYAML refuses the first and meters the others); when one of these
+# matches, ryml's tree says whether there is one.
+_NODE_PROPERTIES = [_token_start(char, _INDICATOR) for char in (b"!", b"&", b"*")]
+_PROPERTY_BITS = ryml.KEYTAG | ryml.VALTAG | ryml.KEYANCH | ryml.VALANCH | ryml.KEYREF | ryml.VALREF
+_DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+
+
+def _unsure(raw: bytes) -> bool:
+    """Could ryml read these bytes otherwise than the PyYAML path does? (True: do not ask it.)"""
+    unusual = raw.translate(None, _PRINTABLE_ASCII)
+    if unusual:
+        text = unusual.decode()  # valid: whole characters were deleted from UTF-8
+        if Reader.NON_PRINTABLE.search(text) or _YAML11_ONLY.search(text):
+            return True
+    if b"\t" in raw:  # YAML 1.1 takes tabs in fewer places than ryml does
+        return True
+    if raw.startswith(b"...") or b"\n..." in raw or b"\r..." in raw:
+        return True  # YAML 1.1 wants `---` before a document that follows `...`; 1.2 does not
+    if not raw.endswith(b"\n") and (b"|" in raw or b">" in raw):
+        return True  # ryml ends a block scalar that ends the body with a line break
+    return any(char in raw and pattern.search(raw) for char, pattern in _UNSURE)
+
+
+# JSON string tokens (in ryml's output) whose scalar PyYAML may read differently, found in C:
+# every scalar that YAML 1.1 types (bool, int, float, null, merge, value), except those that ryml
+# writes as a bare JSON literal when they are plain (decimal numbers, true, false, null): a JSON
+# *string* with such a text was quoted in the YAML, so it is a string on both paths. Also keys
+# that are numbers (their JSON spelling may differ from their text: `1.50:` -> "1.5") and the
+# empty key ('' or a null key). (An alias, which ryml writes `*a` -> "*a", is found in its tree.)
+# The lookahead rejects most strings at their first character, the alternatives are grouped by
+# it (~25% faster than a flat list); each is a fixed prefix and at most two character classes
+# that cannot both take the same character, with no repeated group: linear, no backtracking
+# blow-up. A match is only a candidate, decided by _is_ambiguous with PyYAML's own resolver
+# (~2 us each; ordinary manifests have none).
+_TYPED = [
+    rb"y(?:es)|Y(?:es|ES)|n(?:o)|N(?:o|O|ull|ULL)|o(?:n|ff)|O(?:n|N|ff|FF)",  # bool, null
+    rb"T(?:rue|RUE)|F(?:alse|ALSE)|~|<<|=",
+    rb"\+[0-9.][0-9A-Za-z_.:+-]*",  # +1 +.inf
+    rb"\.[0-9A-Za-z_.:+-]*",  # .5 .inf .nan
+    rb"0[0-9xb_][0-9A-Fa-fx_.:+-]*",  # 010 0x1F 0b101 0_1 01.5
+    rb"[0-9]+\.|[0-9]+\.[eE][0-9+-]*",  # 1. 1.e+3
+    rb"[0-9.][0-9A-Fa-f.+-]*[_:x][0-9A-Fa-fx_.:+-]*",  # 1_000 12:30
+]
+_NEGATIVE = b"-(?:" + b"|".join(_TYPED[3:]) + b")"  # -.5 -.inf -010 -1. -1_000 -12:30
+_CANDIDATE = re.compile(
+    rb'"(?=[yYnNoOTF~<=.+0-9"-])(?:(?:' + b"|".join([*_TYPED, _NEGATIVE]) + rb')"'
+    rb'|-?[0-9][0-9.eE+-]*": |": )'  # a number as a key, the empty key
+)
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_VALUE_TAG = "tag:yaml.org,2002:value"
+_RESOLVER = _Resolver()
+_CONSTRUCTOR = _Constructor()
+
+
+def _yaml11(text: str) -> tuple[str, Any]:
+    """(tag, value) of a plain scalar with this text, as the PyYAML path reads it."""
+    tag = _RESOLVER.resolve(ScalarNode, text, (True, False))
+    if tag in (_STR_TAG, _VALUE_TAG, _MERGE_TAG):
+        return tag, text
+    return tag, _Constructor.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, text))
+
+
+def _is_ambiguous(match: re.Match, text: bytes | bytearray) -> bool:
+    """Could the candidate's scalar be read otherwise by the PyYAML path?"""
+    token = match.group()
+    key = token.endswith(b": ")
+    content = token[1 : -3 if key else -1].decode()
+    key = key or text[match.end() : match.end() + 2] == b": "
+    try:
+        tag, value = _yaml11(content)
+    except Exception:  # a malformed or huge number: the PyYAML path decides
+        return True
+    if tag == _STR_TAG:
+        return False
+    if not key:  # a typed plain scalar or a quoted string: JSON cannot tell which
+        return True
+    # Keys become their JSON spelling: plain or quoted, `8080:` and `true:` are the same key.
+    return tag == _MERGE_TAG or (tag != _VALUE_TAG and json.dumps(value) != content)
+
+
+def _json_float(text: str) -> Any:
+    """A number ryml wrote with a fraction or an exponent, read as the PyYAML path reads it.
+
+    ryml writes a plain scalar that it takes for a number as it is, except that it completes
+    `.5` -> `0.5`, `-.5` -> `-0.5` and `1.` -> `1.0` for JSON: every text it may come from must
+    give one value (`-.5` is a string in YAML 1.1 but `-0.5` a float; `1e3` is a string).
+    """
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _Fallback
+    sources = [text]
+    if text.startswith("0."):
+        sources.append(text[1:])
+    elif text.startswith("-0."):
+        sources.append("-" + text[2:])
+    if text.endswith(".0"):
+        sources.append(text[:-1])
+    try:
+        values = {_yaml11(source)[1] for source in sources}
+    except Exception:
+        raise _Fallback from None
+    if len(values) != 1 or {type(value) for value in values} not in ({str}, {float}):
+        raise _Fallback
+    return values.pop()
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:  # `-` and 4300 digits: Python reads it, PyYAML refuses
+        raise _Fallback
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise _Fallback  # pragma: no cover - ryml writes no NaN or Infinity
+
+
+def _key_count(text: bytes | bytearray) -> int:
+    """Keys in ryml's JSON: each is written `"...": `, and no string holds an unescaped quote."""
+    if b"\\" in text:
+        text = text.replace(b"\\\\", b"")
+        return text.count(b'": ') - text.count(b'\\": ')
+    return text.count(b'": ')
+
+
+def _emit_json(tree: Any, root: int, size_hint: int) -> bytearray:
+    # emit_json_malloc leaks its buffer (SWIG does not free it): emit into our own instead.
+    buffer = bytearray(size_hint)
+    failed, length = ryml.emit_json_to_substr(tree, root, buffer)
+    if failed:
+        buffer = bytearray(length)
+        failed, length = ryml.emit_json_to_substr(tree, root, buffer)
+    del buffer[length:]
+    return buffer
+
+
+# ryml builds the whole tree (144 bytes a node) before anything can be counted, and 16 MB of
+# `-\n` would make 8 million nodes (1.2 GB, 6 s). So a body is given to ryml whole only if it
+# cannot hold more than _RYML_NODES nodes: every node begins at a line break, a tab, `-`, `:`, `?`,
+# `,` or as the first entry of a flow collection (`[`, `{`), so counting those bytes gives a
+# ceiling (_node_ceiling). A block entry counts twice there (its `-`, its line break): 2.2 M lets a
+# document of MAX_STREAM_NODES entries through, and a flow-dense body at the ceiling makes 2.2 M
+# nodes (320 MB; the PyYAML path held ~400 MB at its 1 M). A larger body is parsed document by
+# document first, only to be counted.
+_RYML_NODES = MAX_STREAM_NODES * 11 // 5
+_NOT_STRUCTURAL = bytes(byte for byte in range(256) if byte not in b"\n\t-:?,[{")
+_DOCUMENT_START = re.compile(rb"\n---(?![^\s])")
+_SMALL = 64 * 1024  # bytes: the PyYAML path meters a body this small in well under a second
+
+
+def _node_ceiling(raw: bytes) -> int:
+    structural = len(raw.translate(None, _NOT_STRUCTURAL))
+    return structural + raw.count(b"[") + raw.count(b"{") + 8
+
+
+def _parse(raw: bytes) -> Any:
+    """ryml's tree of the body, or None if ryml cannot read it (a syntax error, mostly)."""
+    tree = ryml.Tree()
+    # Growing the tree by doubling costs more than the parse itself: reserve ~1 node per 20
+    # bytes (manifests have about that), at most 2**18 nodes (38 MB).
+    tree.reserve(min(len(raw) // 20 + 16, 1 << 18))
+    tree.reserve_arena(len(raw) + 4096)  # the arena holds a copy of the body
+    try:
+        ryml.parse_in_arena(raw, tree)
+    except Exception:  # ryml also writes its message to stderr; the PyYAML path names it
+        return None
+    return tree
+
+
+def _shape(tree: Any) -> tuple[bool, int, int]:
+    """(whether the root is a stream of documents, documents, nodes but mapping keys)."""
+    root = tree.root_id()
+    if tree.is_stream(root):
+        return True, tree.num_children(root), tree.size() - 1
+    if tree.type_has_any(root, ryml.MAP | ryml.SEQ | ryml.VAL):
+        return False, 1, tree.size()
+    return False, 0, 0  # nothing but comments and blank lines
+
+
+def _refuse_past_bounds(documents: int, nodes: int) -> None:
+    if documents > MAX_DOCUMENTS:
+        raise MalformedRequest(_stream_too_large(f"{MAX_DOCUMENTS} documents"))
+    if nodes > MAX_STREAM_NODES:
+        raise MalformedRequest(_stream_too_large(f"{MAX_STREAM_NODES} nodes"))
+
+
+def _counted_in_pieces(raw: bytes) -> bool:
+    """Count the body's documents and nodes (keys and aliases aside: fewer than the PyYAML path
+    counts) document by document, refusing it past the stream's bounds. False when a piece is
+    too large for ryml or unreadable: then the PyYAML path, which meters as it goes, decides."""
+    documents = nodes = start = 0
+    while start < len(raw):
+        found = _DOCUMENT_START.search(raw, start)
+        end = len(raw) if found is None else found.start() + 1
+        piece = raw[start:end]
+        if _node_ceiling(piece) > _RYML_NODES:
+            return False
+        tree = _parse(piece)
+        if tree is None:
+            return False
+        _, piece_documents, piece_nodes = _shape(tree)
+        del tree  # before the next piece's: one tree at a time
+        documents, nodes = documents + piece_documents, nodes + piece_nodes
+        _refuse_past_bounds(documents, nodes)
+        start = end
+    return True
+
+
+def _fast_documents(raw: bytes) -> list | None:
+    """The documents as the PyYAML path would give them, or None when that is not certain.
+
+    Refuses, whatever path would load it, a body past the stream's bounds (documents, nodes).
+    """
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+    unsure = _unsure(raw)
+    if unsure and len(raw) <= _SMALL:
+        return None
+    too_many = len(raw) > _RYML_NODES and _node_ceiling(raw) > _RYML_NODES
+    if too_many and not _counted_in_pieces(raw):
+        return None
+    tree = _parse(raw)
+    if tree is None:
+        return None
+    stream, documents, nodes = _shape(tree)
+    _refuse_past_bounds(documents, nodes)  # before keys are counted: 4 x 7.6 MB stops here
+    if unsure:
+        return None
+    if not documents:
+        return []
+    if any(char in raw and pattern.search(raw) for char, pattern in _NODE_PROPERTIES):
+        has_any = tree.type_has_any  # ids 0..size-1: ryml only ever drops its last node
+        if any(has_any(node, _PROPERTY_BITS) for node in range(tree.size())):
+            return None  # tags are refused, anchors and aliases metered: the PyYAML path
+    try:
+        text = _emit_json(tree, tree.root_id(), 2 * len(raw) + 64)
+    except Exception:  # nested deeper than ryml's JSON writer goes (64 levels)
+        return None
+    if text.startswith(b'"') if not stream else b'\n  "' in text:
+        return None  # a string as a whole document: YAML 1.1 indents a block scalar there
+    keys = _key_count(text)
+    _refuse_past_bounds(documents, nodes + keys)
+    for match in _CANDIDATE.finditer(text):
+        if _is_ambiguous(match, text):
+            return None
+    sizes: list[int] = []
+    remember = sizes.append
+
+    def counted(mapping: dict) -> dict:
+        remember(len(mapping))
+        return mapping
+
+    # A digit run as long as MAX_NUMBER_CHARS may be a number PyYAML refuses and Python reads.
+    long_digits = b"0" * MAX_NUMBER_CHARS in raw.translate(_DIGITS)
+    decoder = json.JSONDecoder(
+        object_hook=counted,
+        parse_float=_json_float,
+        parse_int=_json_int if long_digits else None,
+        parse_constant=_no_constant,
+        strict=False,  # ryml writes control characters (from `"\x01"`) as they are
+    )
+    try:
+        value = decoder.decode(text.decode())
+    except (_Fallback, ValueError):  # ValueError: not JSON (ryml wrote `+1` bare), a huge int
+        return None
+    if sum(sizes) != keys:  # a key twice in a mapping: the PyYAML path names it, with its line
+        return None
+    return value if stream else [value]

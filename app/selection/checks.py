@@ -1,0 +1,186 @@
+"""The checks of SPEC §3 on one runtime, its score (§4), size distance (§5.3) and its row of
+the explain table (§6), against one model and InferenceService."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+from .constraints import (
+    deployment_mode_mismatch,
+    requested_modes,
+    required_accelerator_classes,
+    supports_accelerators,
+)
+from .documents import Entry, RankRequest, Runtime
+from .entries import (
+    configured_provider,
+    entry_matches,
+    entry_mismatch,
+    entry_score,
+    model_label,
+    row_weight,
+)
+from .sizes import parse_size
+
+# SPEC §14: before this OME version a one-bound modelSizeRange is unsupported.
+ONE_BOUND_RANGES_SINCE = Version("1.3")
+
+REASON_DISABLED = "runtime is disabled"
+REASON_ACCELERATOR = "runtime does not support the required accelerator class"
+REASON_NO_AUTOSELECT = (
+    "supports the model but has no supportedModelFormats[].autoSelect=true entry, so automatic "
+    "selection skips it (pin it explicitly via spec.runtime.name instead)"
+)
+REASON_ZERO_SCORE = "auto-select score is 0"
+REASON_ONE_BOUND = "modelSizeRange sets only one bound; OME before v1.3 needs both min and max"
+
+# SPEC §3: the checks in order. A runtime that fails one of checks 1-5 is *excluded* (listed in
+# OME's no-runtime text); one skipped at check 6 or 7 is only counted.
+CHECK_DISABLED, CHECK_ACCELERATOR, CHECK_MODE, CHECK_FORMAT, CHECK_SIZE = 1, 2, 3, 4, 5
+CHECK_AUTOSELECT, CHECK_SCORE = 6, 7
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeRow:
+    """One row of the explain table (SPEC §6); ``failed_check`` is the §3 check a ``No`` row
+    failed (the pre-1.3 one-bound check of §9 counts as check 5)."""
+
+    runtime: Runtime
+    compatible: bool
+    priority: int | None = None
+    weight: int | None = None
+    score: int | None = None
+    distance: float | None = None
+    reason: str | None = None
+    failed_check: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.runtime.name
+
+    @property
+    def scope(self) -> str:
+        return self.runtime.scope
+
+    @property
+    def excluded(self) -> bool:
+        """SPEC §15: listed in OME's no-runtime text (failed one of checks 1-5)."""
+        return self.failed_check is not None and self.failed_check <= CHECK_SIZE
+
+
+def before_one_bound_ranges(ome_version: str) -> bool:
+    return Version(ome_version) < ONE_BOUND_RANGES_SINCE
+
+
+def range_label(low: str | None, high: str | None) -> str:
+    if low is not None and high is not None:
+        return f"[{low}, {high}]"
+    if low is not None:
+        return f"[{low}, inf)"
+    return f"(-inf, {high}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """Checks 2-5 of SPEC §3 on one runtime: the first failure (reason and check number), and
+    the first matching entry when there is one."""
+
+    reason: str | None
+    check: int | None
+    first: Entry | None
+
+
+class RuntimeChecks:
+    """What every runtime is checked against, computed once per request."""
+
+    def __init__(self, request: RankRequest):
+        self.model = request.model
+        self.label = model_label(request.model)
+        self.provider = configured_provider(request.model_cache_provider)
+        isvc = request.inference_service
+        self.accelerators = required_accelerator_classes(isvc)
+        self.engine_mode, self.decoder_mode = requested_modes(isvc)
+        raw_size = request.model.parameter_size
+        self.size = None if raw_size is None else parse_size(raw_size)
+        self.one_bound_unsupported = before_one_bound_ranges(request.ome_version)
+
+    def support(self, runtime: Runtime) -> Support:
+        """Checks 2–5 of SPEC §3 (with §9's pre-1.3 check)."""
+        if not supports_accelerators(runtime, self.accelerators):
+            return Support(REASON_ACCELERATOR, CHECK_ACCELERATOR, None)
+        mode = deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode)
+        if mode is not None:
+            return Support(mode, CHECK_MODE, None)
+        model, provider = self.model, self.provider
+        first = next((e for e in runtime.entries if entry_matches(model, e, provider)), None)
+        if first is None:
+            if runtime.entries:
+                why = "; ".join(entry_mismatch(model, e, provider) for e in runtime.entries)
+            else:
+                why = "no supported formats defined"
+            reason = f"model format '{self.label}' not in supported formats: {why}"
+            return Support(reason, CHECK_FORMAT, None)
+        bounds = runtime.size_range
+        if self.size is not None and bounds is not None:
+            if self.one_bound_unsupported and (bounds.min is None) != (bounds.max is None):
+                return Support(REASON_ONE_BOUND, CHECK_SIZE, first)
+            # A NaN size is neither below min nor above max (SPEC §9).
+            low = None if bounds.min is None else parse_size(bounds.min)
+            high = None if bounds.max is None else parse_size(bounds.max)
+            if (low is not None and self.size < low) or (high is not None and self.size > high):
+                label = range_label(bounds.min, bounds.max)
+                reason = f"model size {model.parameter_size} is outside supported range {label}"
+                return Support(reason, CHECK_SIZE, first)
+        return Support(None, None, first)
+
+    def score(self, runtime: Runtime) -> int:
+        """SPEC §4: best entry score over entries not opted out with autoSelect=false."""
+        best = 0
+        for entry in runtime.entries:
+            if entry.auto_select is not False:
+                best = max(best, entry_score(self.model, entry, self.provider))
+        return best
+
+    def distance(self, runtime: Runtime) -> float:
+        bounds = runtime.size_range
+        if bounds is None:
+            return 0.0
+        total = 0.0
+        for bound in (bounds.min, bounds.max):
+            if bound is not None:
+                total += abs(parse_size(bound) - self.size)
+        return total
+
+    def row(self, runtime: Runtime) -> RuntimeRow:
+        if runtime.is_disabled:
+            return RuntimeRow(runtime, False, reason=REASON_DISABLED, failed_check=CHECK_DISABLED)
+        support = self.support(runtime)
+        if support.reason is not None:
+            return RuntimeRow(runtime, False, reason=support.reason, failed_check=support.check)
+        if not any(entry.auto_select is True for entry in runtime.entries):
+            return RuntimeRow(
+                runtime, False, reason=REASON_NO_AUTOSELECT, failed_check=CHECK_AUTOSELECT
+            )
+        first = support.first
+        score = self.score(runtime)
+        if score <= 0:
+            if first.auto_select is not True:
+                reason = (
+                    f"matching format {self.model.format.name} is not autoSelect-enabled (a "
+                    "different supportedModelFormats entry on this runtime has autoSelect=true, "
+                    "but not the one that matches this model)"
+                )
+            else:
+                reason = REASON_ZERO_SCORE
+            return RuntimeRow(runtime, False, reason=reason, failed_check=CHECK_SCORE)
+        distance = None if self.size is None else self.distance(runtime)
+        return RuntimeRow(
+            runtime,
+            True,
+            priority=first.effective_priority,
+            weight=row_weight(first),
+            score=score,
+            distance=distance,
+        )

@@ -1,0 +1,79 @@
+"""What a ranking answers (SPEC §6, §15): rows, the selection or OME's error, what was ignored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .checks import RuntimeRow
+from .documents import Model, Runtime
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoredObject:
+    """Something in the request that is not a candidate (SPEC §2, §15): a ServingRuntime of
+    another namespace, or an object of a kind selection does not read (``scope`` None)."""
+
+    kind: str
+    name: str | None
+    namespace: str | None
+    scope: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    name: str
+    scope: str
+    score: int
+    explicit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionError:
+    """An answer OME gives as an error (SPEC §7, §15): ``RuntimeNotFound``,
+    ``RuntimeDisabled``, ``RuntimeInheritanceError``, ``RuntimeIncompatible`` or
+    ``ModelNotReady``; ``message`` is OME's text."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    model: Model
+    namespace: str
+    ome_version: str
+    selected: Selection | None
+    message: str
+    rows: tuple[RuntimeRow, ...]
+    ignored: tuple[IgnoredObject, ...]
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...]
+    error: SelectionError | None = None
+
+    def excluded(self) -> list[tuple[str, str]]:
+        """SPEC §15: (name, reason) of the runtimes OME's no-runtime text lists."""
+        return self.excluded_of(self.rows)
+
+    @staticmethod
+    def excluded_of(rows: tuple[RuntimeRow, ...]) -> list[tuple[str, str]]:
+        """(name, reason) of the excluded rows in name order, each name once as OME keys them
+        by name: the ClusterServingRuntime's reason when it is excluded, else the other's."""
+        reasons: dict[bytes, tuple[str, str]] = {}
+        for row in sorted(rows, key=name_scope_key):
+            if row.excluded:  # a ClusterServingRuntime sorts after its namesake: it wins
+                reasons[name_key(row.runtime)] = (row.name, row.reason)
+        return list(reasons.values())
+
+
+def name_key(runtime: Runtime) -> bytes:
+    # SPEC §15 "Byte order": names compare by their UTF-8 bytes.
+    return runtime.name.encode("utf-8", "surrogatepass")
+
+
+def name_scope_key(row: RuntimeRow) -> tuple[bytes, bool]:
+    return name_key(row.runtime), row.runtime.is_cluster
+
+
+def text_key(text: str | None) -> bytes:
+    return b"" if text is None else text.encode("utf-8", "surrogatepass")

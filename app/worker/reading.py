@@ -1,0 +1,188 @@
+"""The worker's event loop, on the client's side: connections while their request arrives, and
+while they linger after an answer that closes them (see worker.py for why).
+
+A mixin of ``RankerWorker``: it uses the worker's ``settings``, ``cfg``, ``poller``, ``log`` and
+gunicorn's connection count, and hands whole requests to ``_dispatch``. Nothing here blocks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import selectors
+import socket
+import time
+from collections import deque
+from functools import partial
+
+from gunicorn.http.message import MAX_REQUEST_LINE
+
+from app.errors import RequestTimeout
+
+from .answers import error_response
+from .buffer import Readiness, RequestBuffer
+from .connection import ClientSocket, Connection
+
+# A request (head and body) up to this size is read whole before a thread takes it.
+REQUEST_BUFFER_BYTES = 256 * 1024
+# Bytes buffered for all the connections of one worker; past it, requests are handed over
+# as they are (and wait for a thread, unread, when none is free).
+BUFFER_BUDGET_BYTES = 64 * 1024 * 1024
+RECV_BYTES = 64 * 1024
+ACCEPTS_PER_EVENT = 16
+# After an answer that closes the connection: what the client still sends is dropped, up to the
+# unread rest of its body (at most four body limits) or this many bytes, for the client timeout
+# (a refused body) or this long (anything else).
+LINGER_BYTES = 64 * 1024
+LINGER_SECONDS = 2.0
+LINGER_BODY_LIMITS = 4
+
+
+class ConnectionReading:
+    """Accept, read requests whole, time out slow clients, linger; ``_dispatch`` is the
+    worker's."""
+
+    def init_reading(self) -> None:
+        self.reading: set[Connection] = set()
+        self.lingering: set[Connection] = set()
+        self.waiting_for_thread: deque[Connection] = deque()
+        self.buffered_bytes = 0
+
+    def accept(self, listener) -> None:
+        for _ in range(ACCEPTS_PER_EVENT):
+            try:
+                sock, client = listener.accept()
+            except OSError as error:
+                if error.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.ECONNABORTED):
+                    return
+                raise
+            self.nr_conns += 1
+            conn = Connection(
+                self.cfg, ClientSocket.adopt(sock), client, listener.getsockname(), self._buffer()
+            )
+            self._read(conn, self.settings.client_timeout)
+            if self.nr_conns >= self.worker_connections:
+                return
+
+    def _buffer(self) -> RequestBuffer:
+        return RequestBuffer(
+            REQUEST_BUFFER_BYTES,
+            self.cfg.limit_request_line or MAX_REQUEST_LINE,
+            self.settings.max_body_bytes,
+        )
+
+    def _read(self, conn: Connection, idle_seconds: float) -> None:
+        """Wait for the connection's next request: its first byte within ``idle_seconds``,
+        the whole of it within the client timeout of that."""
+        if conn.buffer.readiness is not Readiness.WAITING:  # pipelined, already here
+            self._dispatch(conn)
+            return
+        conn.sock.setblocking(False)
+        timeout = idle_seconds if conn.received_nothing else self.settings.client_timeout
+        conn.deadline = time.monotonic() + timeout
+        self.reading.add(conn)
+        self.buffered_bytes += len(conn.buffer)
+        self._register(conn, self._on_readable)
+
+    def _leave_reading(self, conn: Connection) -> None:
+        self.reading.discard(conn)
+        self.buffered_bytes -= len(conn.buffer)
+        self._unregister(conn)
+
+    def _on_readable(self, conn: Connection, _fileobj) -> None:
+        try:
+            data = conn.sock.recv(RECV_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = None
+        if not data:
+            if data is None or conn.received_nothing:  # reset, or closed between requests
+                self._leave_reading(conn)
+                self._close(conn)
+                return
+            conn.buffer.end_of_input()
+        else:
+            if conn.received_nothing:
+                conn.deadline = time.monotonic() + self.settings.client_timeout
+            readiness = conn.buffer.feed(data)
+            self.buffered_bytes += len(data)
+            if readiness is Readiness.WAITING and self.buffered_bytes > BUFFER_BUDGET_BYTES:
+                conn.buffer.hand_over()
+        if conn.buffer.readiness is not Readiness.WAITING:
+            self._leave_reading(conn)
+            self._dispatch(conn)
+
+    def _linger(self, conn: Connection, *, quick: bool = False) -> None:
+        """Half-close, then drop what the client still sends, until it closes or a bound."""
+        unread = None if quick else conn.unread_body
+        if unread == 0 or quick:
+            conn.discard_limit, seconds = LINGER_BYTES, LINGER_SECONDS
+        else:
+            cap = LINGER_BODY_LIMITS * self.settings.max_body_bytes
+            conn.discard_limit = max(LINGER_BYTES, min(cap, unread or cap))
+            seconds = self.settings.client_timeout
+        try:
+            conn.sock.shutdown(socket.SHUT_WR)
+            conn.sock.setblocking(False)
+        except OSError:
+            self._close(conn)
+            return
+        conn.discarded = 0
+        conn.deadline = time.monotonic() + seconds
+        self.lingering.add(conn)
+        self._register(conn, self._on_lingering)
+
+    def _on_lingering(self, conn: Connection, _fileobj) -> None:
+        try:
+            data = conn.sock.recv(RECV_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        conn.discarded += len(data)
+        if not data or conn.discarded >= conn.discard_limit:
+            self.lingering.discard(conn)
+            self._close(conn)
+
+    def _expire_clients(self, now: float) -> None:
+        """Idle connections close, slow clients get their 408, lingering ends."""
+        for conn in [conn for conn in self.reading if conn.deadline <= now]:
+            self._leave_reading(conn)
+            if conn.received_nothing:
+                self._close(conn)
+            else:
+                self._time_out(conn)
+        for conn in [conn for conn in self.waiting_for_thread if conn.deadline <= now]:
+            self.waiting_for_thread.remove(conn)
+            self._time_out(conn)
+        for conn in [conn for conn in self.lingering if conn.deadline <= now]:
+            self.lingering.discard(conn)
+            self._close(conn)
+
+    def _time_out(self, conn: Connection) -> None:
+        seconds = self.settings.client_timeout
+        self.log.info("client %s sent no whole request in %g s: 408", peer_of(conn), seconds)
+        conn.sock.answer_for_thread(
+            error_response(RequestTimeout(f"the request did not arrive within {seconds:g} s"))
+        )
+        self._linger(conn, quick=True)
+
+    def _register(self, conn: Connection, callback) -> None:
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(callback, conn))
+        conn.registered = True
+
+    def _unregister(self, conn: Connection) -> None:
+        if conn.registered:
+            conn.registered = False
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                self.poller.unregister(conn.sock)
+
+    def _close(self, conn: Connection) -> None:
+        self._unregister(conn)
+        self.nr_conns -= 1
+        conn.close()
+
+
+def peer_of(conn: Connection) -> str:
+    return conn.client[0] if isinstance(conn.client, tuple) and conn.client else "?"

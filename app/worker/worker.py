@@ -1,0 +1,309 @@
+"""The gunicorn worker: gthread's thread pool behind an event loop that reads requests whole.
+
+Sync workers face clients directly: three clients sending their headers a byte a second hold
+three workers, and every request waits. gthread hands a connection to a thread as soon as it is
+readable, so slow clients hold threads instead. Here the event loop (the worker's main thread)
+reads each request into a ``RequestBuffer`` and hands it to a thread only once it is whole; the
+thread parses and answers it without waiting for the client. So:
+
+- a slow or idle client costs a buffer and a file descriptor, never a thread; a client that has
+  not sent its whole request ``OME_RANKER_CLIENT_TIMEOUT`` after its first byte gets a 408
+  ``RequestTimeout`` (an idle one is closed quietly);
+- a request longer than the buffer, or one that waits for ``100 Continue``, is read by its
+  thread, but at most ``threads - 1`` of those at a time: one thread is always left for whole
+  requests, probes included; the others wait in the loop, unread;
+- gunicorn's own error answers are the service's JSON errors (``handle_error``);
+- after an answer that closes the connection the loop lingers: it reads and drops what the
+  client still sends (the rest of a body refused with 413), bounded in bytes and seconds, so a
+  client that sends its whole body before it reads gets the answer instead of a reset;
+- a request still running ``DEADLINE_MARGIN_SECONDS`` after ``OME_RANKER_REQUEST_DEADLINE`` is
+  answered 503 ``DeadlineExceeded`` by the loop (the application's ``deadline.check()`` answers
+  first wherever the code checks); if every thread is stuck so, the worker retires;
+- SIGTERM starts a drain: ``/readyz`` answers 503, connections are still accepted and answered
+  (with ``Connection: close``) for ``OME_RANKER_DRAIN_SECONDS``; then the worker stops accepting
+  and finishes what it holds within ``OME_RANKER_GRACEFUL_TIMEOUT``.
+
+The loop never blocks: every socket operation in it is non-blocking, so the worker's heartbeat
+never stops while it is alive, and the master's worker timeout does not kill it for a slow request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import selectors
+import socket
+import time
+
+from gunicorn import http
+from gunicorn.http.body import ChunkedReader, LengthReader
+from gunicorn.workers.gthread import ThreadWorker
+
+from app.errors import ApiError, DeadlineExceeded, RequestTimeout
+from config.settings import DEADLINE_MARGIN_SECONDS, DRAINING_ENVIRON_KEY, ServerSettings
+
+from .answers import error_response, is_client_error, parser_error
+from .buffer import Readiness
+from .connection import Connection
+from .reading import ConnectionReading, peer_of
+
+SCAN_SECONDS = 0.25  # how often timers are checked
+_QUIET_ERRNOS = frozenset({errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.EBADF})
+
+
+class RankerWorker(ConnectionReading, ThreadWorker):
+    """gunicorn's ``gthread`` worker, reading requests whole first (see the module docstring)."""
+
+    def init_process(self) -> None:
+        # Before super(), which ends by running the loop.
+        self.settings = ServerSettings.from_environment()
+        self.partial_slots = max(1, self.cfg.threads - 1)
+        self.partial_busy = 0
+        self.in_flight: set[Connection] = set()
+        self.init_reading()
+        self.draining_until: float | None = None
+        self._drain_logged = False
+        super().init_process()
+
+    # -- the application ------------------------------------------------------------------
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        application = self.wsgi
+
+        def with_worker_state(environ, start_response):
+            environ[DRAINING_ENVIRON_KEY] = self.draining_until is not None
+            response = getattr(start_response, "__self__", None)  # gunicorn's Response
+
+            def start_closing_unless_read(status, headers, exc_info=None):
+                # A body left unread (refused with 413) or unreadable (malformed chunks): the
+                # connection closes after this answer, and the answer says so.
+                if response is not None and _unread_body(response.req) != 0:
+                    response.force_close()
+                return start_response(status, headers, exc_info)
+
+            return application(environ, start_closing_unless_read)
+
+        self.wsgi = with_worker_state
+
+    def handle_request(self, req, conn) -> bool:
+        if self.draining_until is not None:
+            req.force_close()  # the client's next request goes to a new connection
+        return super().handle_request(req, conn)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.poller.register(
+            self.method_queue.fileno(), selectors.EVENT_READ, self.method_queue.run_callbacks
+        )
+        self.set_accept_enabled(True)
+        next_scan = 0.0
+        while self.alive:
+            self.notify()
+            now = time.monotonic()
+            if self.draining_until is not None:
+                self._log_drain()
+                if now >= self.draining_until:
+                    break
+            can_accept = self.nr_conns < self.worker_connections
+            if can_accept != self._accepting:
+                self.set_accept_enabled(can_accept)
+            self.wait_for_and_dispatch_events(timeout=SCAN_SECONDS)
+            now = time.monotonic()
+            if now >= next_scan:
+                self._scan(now)
+                next_scan = now + SCAN_SECONDS
+            if not self.is_parent_alive():
+                break
+        self.alive = False
+        self._finish()
+
+    def _finish(self) -> None:
+        """Stop accepting; finish the requests held, within the graceful timeout."""
+        self.set_accept_enabled(False)
+        for listener in self.sockets:
+            listener.close()
+        for conn in [conn for conn in self.reading if conn.received_nothing]:
+            self._leave_reading(conn)
+            self._close(conn)
+        limit = time.monotonic() + self.settings.graceful_timeout
+        while self.in_flight or self.reading or self.waiting_for_thread or self.lingering:
+            now = time.monotonic()
+            if now >= limit:
+                break
+            self.notify()
+            self.wait_for_and_dispatch_events(timeout=min(SCAN_SECONDS, limit - now))
+            self._scan(time.monotonic())
+        for conn in [*self.reading, *self.waiting_for_thread, *self.lingering]:
+            self._unregister(conn)
+            self._close(conn)
+        stuck = len(self.in_flight)
+        self.tpool.shutdown(wait=False)
+        self.poller.close()
+        self.method_queue.close()
+        if stuck:
+            # Their threads would keep the interpreter from exiting until the master kills it.
+            self.log.warning("exiting with %d request(s) still running", stuck)
+            logging.shutdown()
+            os._exit(0)
+
+    def _log_drain(self) -> None:
+        if not self._drain_logged:
+            self._drain_logged = True
+            self.log.info(
+                "draining: /readyz answers 503; accepting for %d s more, then stopping",
+                self.settings.drain_seconds,
+            )
+
+    def _dispatch(self, conn: Connection) -> None:
+        partial_request = conn.buffer.readiness is Readiness.PARTIAL
+        if partial_request and self.partial_busy >= self.partial_slots:
+            self.waiting_for_thread.append(conn)  # unread meanwhile: TCP slows the client down
+            return
+        conn.partial = partial_request
+        self.partial_busy += partial_request
+        conn.request_line = conn.buffer.request_line()
+        conn.dispatched_at = time.monotonic()
+        self.in_flight.add(conn)
+        future = self.tpool.submit(self.handle, conn)
+        future.add_done_callback(
+            lambda done: self.method_queue.defer(self.finish_request, conn, done)
+        )
+
+    def finish_request(self, conn: Connection, future) -> None:
+        self.in_flight.discard(conn)
+        if conn.partial:
+            conn.partial = False
+            self.partial_busy -= 1
+            while self.waiting_for_thread and self.partial_busy < self.partial_slots:
+                self._dispatch(self.waiting_for_thread.popleft())
+        keepalive = not future.cancelled() and future.exception() is None and future.result()
+        if keepalive and self.alive and not conn.sock.answered_by_worker:
+            conn.buffer = self._buffer()
+            leftover = conn.parser.unreader.take_buffered()  # a pipelined next request
+            if leftover:
+                conn.buffer.feed(leftover)
+            self._read(conn, self.cfg.keepalive)
+        else:
+            self._linger(conn)
+
+    def _scan(self, now: float) -> None:
+        """Timers: idle and slow clients, lingering connections, requests past the deadline."""
+        self._expire_clients(now)
+        limit = self.settings.request_deadline + DEADLINE_MARGIN_SECONDS
+        stuck = 0
+        for conn in self.in_flight:
+            if now - conn.dispatched_at > limit:
+                stuck += 1
+                if not conn.overdue:
+                    conn.overdue = True
+                    self._answer_overdue(conn, now - conn.dispatched_at)
+        if stuck >= self.cfg.threads and self.alive:
+            self.log.error("all %d threads are stuck past the deadline; retiring", stuck)
+            self.alive = False
+
+    def _answer_overdue(self, conn: Connection, seconds: float) -> None:
+        deadline = self.settings.request_deadline
+        error = DeadlineExceeded(
+            f"the request took longer than this service's deadline ({deadline:g} s); "
+            "try again later"
+        )
+        if _cut_off(conn, error):
+            self.log.warning(
+                "request %r still running after %.1f s: answered 503", conn.request_line, seconds
+            )
+
+    # -- a thread -------------------------------------------------------------------------
+
+    def handle(self, conn: Connection) -> bool:
+        """Parse and answer one request (in a thread); True to keep the connection."""
+        req = None
+        sock = conn.sock
+        try:
+            if sock.answered_by_worker:
+                return False
+            conn.init()
+            sock.settimeout(self.settings.client_timeout)
+            conn.parser.unreader.unread(conn.buffer.take())
+            req = next(conn.parser)
+            keepalive = self.handle_request(req, conn)
+            conn.unread_body = _unread_body(req)
+            return keepalive and conn.unread_body == 0
+        except http.errors.NoMoreData as error:
+            self.log.debug("Ignored premature client disconnection. %s", error)
+        except StopIteration as error:
+            self.log.debug("Closing connection. %s", error)
+        except TimeoutError:
+            self.log.info("client %s too slow: 408", peer_of(conn))
+            self._write_error(sock, RequestTimeout("the request did not arrive in time"))
+        except OSError as error:
+            if error.errno in _QUIET_ERRNOS:
+                self.log.debug("Ignoring %s", error)
+            else:
+                self.log.exception("Socket error processing request.")
+        except Exception as error:
+            self.handle_error(req, sock, conn.client, error)
+        # A refused head: what follows is nobody's body. Else the rest of the body is unknown.
+        conn.unread_body = None if req is not None else 0
+        return False
+
+    def handle_error(self, req, client, addr, exc) -> None:
+        """gunicorn's, with the service's JSON error instead of an HTML page."""
+        error = parser_error(exc)
+        if is_client_error(exc):
+            peer = addr[0] if isinstance(addr, tuple) and addr else ""
+            self.log.warning("Invalid request from ip=%s: %s", peer, exc)
+        else:
+            self.log.exception("Error handling request %s", getattr(req, "uri", "(no URI read)"))
+        self._write_error(client, error)
+
+    def _write_error(self, sock, error: ApiError) -> None:
+        try:
+            sock.sendall(error_response(error))
+        except OSError as failure:
+            self.log.debug("Failed to send error message: %s", failure)
+
+    # -- signals --------------------------------------------------------------------------
+
+    def handle_exit(self, sig, frame) -> None:
+        """SIGTERM: drain first (a second SIGTERM, or no drain period, stops at once)."""
+        if self.alive and self.draining_until is None and self.settings.drain_seconds > 0:
+            self.draining_until = time.monotonic() + self.settings.drain_seconds
+            self.method_queue.defer(lambda: None)  # wake the loop
+            return
+        super().handle_exit(sig, frame)
+
+    def handle_abort(self, sig, frame) -> None:
+        """The master's worker timeout: answer what can still be answered, then go."""
+        error = DeadlineExceeded("the worker answering this request was stopped; try again")
+        for conn in list(self.in_flight):
+            _cut_off(conn, error)
+        super().handle_abort(sig, frame)
+
+
+def _cut_off(conn: Connection, error: ApiError) -> bool:
+    """Answer for a request its thread is still at, and end the connection (which also ends a
+    read the thread waits in); False if the thread had begun its own answer."""
+    if not conn.sock.answer_for_thread(error_response(error)):
+        return False
+    with contextlib.suppress(OSError):
+        conn.sock.shutdown(socket.SHUT_RDWR)
+    return True
+
+
+def _unread_body(req) -> int | None:
+    """Body bytes the application left unread: 0, a count, or None when unknown."""
+    body = req.body
+    if body is None:
+        return 0
+    if body.failed:
+        return None
+    reader = body.reader
+    if isinstance(reader, LengthReader):
+        return reader.length
+    if isinstance(reader, ChunkedReader):
+        return 0 if reader.parser is None else None
+    return None

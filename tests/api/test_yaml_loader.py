@@ -1,0 +1,602 @@
+"""The YAML loader: its fast path (rapidyaml) gives exactly the PyYAML path's values or steps aside,
+and both hold the stream's bounds (app/api/yaml_loader.py).
+
+The differential tests load each stream both ways: wherever the fast path answers, its documents
+must be the PyYAML path's (same types, same key order, same float spelling), and it must not load
+a stream the PyYAML path refuses. Streams come from hypothesis (dumped data, hand-built block
+YAML with every YAML 1.1 typing trap in every position and style, fragment soup) and from real
+manifests (bench/manifests.py, the OME documentation cases).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from unittest import mock
+
+import pytest
+import yaml
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
+
+from app.api import yaml_loader, yaml_stream
+from app.api.decoding import MAX_DEPTH, MalformedRequest
+from app.api.manifests import read_yaml_stream
+from app.api.yaml_loader import (
+    MAX_DOCUMENTS,
+    MAX_NUMBER_CHARS,
+    MAX_STREAM_NODES,
+    load_documents,
+)
+from bench import manifests
+
+REFUSED = object()
+OME_CASES = sorted((Path(__file__).parent.parent / "ome_docs" / "cases").glob("*.yaml"))
+
+# Scalars that YAML 1.1 (PyYAML) and YAML 1.2 (ryml) type differently, or that ryml rewrites in
+# its JSON, or that are plain strings looking like numbers: each is tried plain, single- and
+# double-quoted, as a value and as a key.
+# fmt: off
+TRAPS = [
+    "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "n",
+    "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL", "~", "=", "<<",
+    "nan", "NaN", ".nan", ".NaN", ".NAN", "inf", ".inf", ".Inf", "-.inf", "+.inf", "-inf",
+    "infinity", "Infinity", "0", "-0", "+0", "00", "07", "08", "010", "-010", "0o17", "0x1F",
+    "-0x1F", "0xff", "0b101", "0b_", "0x_", "1_000", "1__0", "_1", "1_", "1:30", "-1:30", "1:60",
+    "190:20:30", "12:30:45", "1:30.5", "1.5", "-1.5", "+1.5", "1.", "-1.", ".5", "-.5", "+.5",
+    "0.", ".0", "0.5", "0.50", "1.50", "1e3", "1E3", "-1e3", "1.0e3", "1.0e+3", "1.5E-3",
+    "0.5e+3", "1.e+3", "1e+", "1e", ".", "-", "--", "---", "...", "1.2.3", "v1", "2024-01-01",
+    "2001-12-14t21:59:43.10-05:00", "8.03B", "99999999999999999999", "-9223372036854775809",
+    "4.45.0", "8080", "0.92", "a:b", "http://h:1/p",
+]
+# fmt: on
+PLAINS = ["a", "b c", "x:y", "-x", "a#b", "é", "a  b", "a - b", "x,y", "$(X)", "--port=8080"]
+# Scalars the fast path reads without help, whatever their style (plain numbers, true, null...)
+FAST = [*PLAINS, "8080", "0", "-1", "1.5", "0.92", "1e3", "true", "false", "null", "1.0.0", "v1"]
+
+
+def same(a: object, b: object) -> bool:
+    """Equal, with the same types all the way down (True is not 1), keys in the same order and
+    floats spelled the same (-0.0 is not 0.0)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, float):
+        return repr(a) == repr(b)
+    return a == b
+
+
+def pyyaml(raw: bytes) -> object:
+    try:
+        return yaml_loader._pyyaml_documents(raw)
+    except MalformedRequest:
+        return REFUSED
+
+
+def record(what: str) -> None:
+    """Count, in hypothesis' statistics (--hypothesis-show-statistics), which path answered."""
+    if currently_in_test_context():
+        event(what)
+
+
+def assert_fast_path_agrees(raw: bytes) -> object:
+    """The fast path's answer, checked against the PyYAML path's; None when it stepped aside."""
+    expected = pyyaml(raw)
+    try:
+        documents = yaml_loader._fast_documents(raw)
+    except MalformedRequest:  # only past the stream's bounds, which the PyYAML path holds too
+        assert expected is REFUSED, raw
+        record("refused by the fast path")
+        return REFUSED
+    if documents is None:
+        record("fell back")
+        return None
+    record("fast path")
+    assert expected is not REFUSED, f"fast path loaded what the PyYAML path refuses: {raw!r}"
+    assert same(documents, expected), (raw, documents, expected)
+    return documents
+
+
+# ---------------------------------------------------------------------------- real manifests
+
+
+def manifest_stream(runtimes: int) -> bytes:
+    body = manifests.rank_request_body(runtimes)
+    return yaml.safe_dump_all([body["model"], *body["runtimes"]], sort_keys=False).encode()
+
+
+@pytest.mark.parametrize("runtimes", [1, 10, 100])
+def test_bench_manifests_take_the_fast_path_with_the_same_values(runtimes):
+    raw = manifest_stream(runtimes)
+    documents = assert_fast_path_agrees(raw)
+    assert documents is not None  # not a fallback: ordinary manifests are the fast path's job
+    body = manifests.rank_request_body(runtimes)
+    assert documents == [body["model"], *body["runtimes"]]
+
+
+@pytest.mark.skipif(not OME_CASES, reason="no OME documentation cases in this tree")
+@pytest.mark.parametrize("path", OME_CASES, ids=lambda path: path.stem)
+def test_ome_documentation_manifests_take_the_fast_path_with_the_same_values(path):
+    cases = [case for case in yaml.safe_load(path.read_text()) if "manifests" in case]
+    assert cases
+    for case in cases:
+        assert assert_fast_path_agrees(case["manifests"].encode()) is not None, case.get("name")
+
+
+def test_kubectl_style_manifest_with_comments_block_scalars_and_quoted_numbers():
+    raw = b"""\
+# a runtime as people write them
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: srt-llama   # trailing comment
+  annotations:
+    ome.io/description: "llama: 3.2 on H100 (`srt`)"
+    ome.io/enabled: "true"
+spec:
+  supportedModelFormats:
+    - name: safetensors
+      version: "1.0.0"
+      priority: 1
+      weight: 0.5
+  engineConfig:
+    runner:
+      args:
+        - --port
+        - '8080'
+        - "--served-model-name={{.Name}}"
+      command:
+        - /bin/sh
+        - -c
+        - |
+          set -e
+          exec python3 -m sglang.launch_server \\
+            --tp 8   # not a comment in a block scalar
+
+      env:
+        - name: EMPTY
+          value: ""
+        - name: UNSET
+          value:
+---
+kind: BaseModel
+"""
+    documents = assert_fast_path_agrees(raw)
+    assert documents is not None
+    runner = documents[0]["spec"]["engineConfig"]["runner"]
+    assert runner["args"] == ["--port", "8080", "--served-model-name={{.Name}}"]
+    assert runner["command"][2].endswith("--tp 8   # not a comment in a block scalar\n")
+    assert runner["env"] == [{"name": "EMPTY", "value": ""}, {"name": "UNSET", "value": None}]
+
+
+# ------------------------------------------------------------------ typing: YAML 1.1, exactly
+
+
+def styled(text: str, style: str) -> str:
+    if style == "plain":
+        return text
+    if style == "single":
+        return "'" + text.replace("'", "''") + "'"
+    return json.dumps(text)
+
+
+@pytest.mark.parametrize("style", ["plain", "single", "double"])
+@pytest.mark.parametrize("text", TRAPS + PLAINS)
+def test_every_typing_trap_reads_as_the_pyyaml_path_reads_it(text, style):
+    scalar = styled(text, style)
+    for raw in (f"v: {scalar}\n", f"{scalar}: v\n", f"- {scalar}\n", f"a:\n  - {scalar}\n  - x\n"):
+        expected = pyyaml(raw.encode())
+        if expected is REFUSED:
+            with pytest.raises(MalformedRequest):
+                load_documents(raw.encode())
+        else:
+            assert same(load_documents(raw.encode()), expected), raw
+        assert_fast_path_agrees(raw.encode())
+
+
+def test_yaml11_values_come_out_typed_and_timestamps_as_strings():
+    raw = b"a: yes\nb: 0x1F\nc: 1_000\nd: ~\ne: 1:30\nf: '07'\ng: 1e3\nh: .inf\ni: 010\n"
+    raw += b"j: 2024-01-01\nk: 1.0e+3\nl: -.5\nm: Off\nn: 0b11\no: 1.\n"
+    assert load_documents(raw) == [
+        {
+            **{"a": True, "b": 31, "c": 1000, "d": None, "e": 90, "f": "07", "g": "1e3"},
+            **{"h": float("inf"), "i": 8, "j": "2024-01-01", "k": 1000.0, "l": "-.5"},
+            **{"m": False, "n": 3, "o": 1.0},
+        }
+    ]
+
+
+def test_keys_take_their_json_spelling():
+    raw = b"m:\n  1: a\n  true: b\n  null: c\n  1.5: d\n  0x11: e\n  ~x: f\n  1.50e+1: g\n"
+    assert load_documents(raw) == [
+        {"m": {"1": "a", "true": "b", "null": "c", "1.5": "d", "17": "e", "~x": "f", "15.0": "g"}}
+    ]
+
+
+def test_quoted_numbers_and_booleans_stay_on_the_fast_path():
+    # The commonest quoting in manifests costs no fallback: ryml writes plain 8080 and true
+    # bare, so the JSON strings "8080" and "true" can only have been quoted.
+    raw = b"a: '8080'\nb: \"true\"\nc: 'null'\nd: \"0.92\"\ne: '1.0.0'\nf: 8080\ng: true\n"
+    assert yaml_loader._fast_documents(raw) == [
+        {"a": "8080", "b": "true", "c": "null", "d": "0.92", "e": "1.0.0", "f": 8080, "g": True}
+    ]
+
+
+# --------------------------------------------------------------- what falls back, and why
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"a: yes\n",  # YAML 1.1 booleans are strings to ryml
+        b"a: 'yes'\n",  # ... and once in JSON, quoted and plain look alike
+        b"a: ~\n",
+        b"a: 0x1F\n",
+        b"a: 1_000\n",
+        b"a: 12:30\n",
+        b"a: .inf\n",
+        b"a: -.5\n",  # ryml writes -0.5
+        b"a: 0.5e3\n",  # ... or .5e3
+        b"1.50: x\n",  # a key whose JSON spelling is not its text
+        b"'': x\n",
+        b"a: !!str 12\n",  # a tag (ryml drops it)
+        b"a: !!binary aGk=\n",
+        b"a: &x 1\nb: *x\n",  # anchors and aliases are metered by the PyYAML path
+        b"a: &x 1\nb: &x 2\n",  # a duplicate anchor
+        b"base: &b {x: 1}\nm:\n  <<: *b\n",
+        b"a: {b: c #comment\n  }\n",  # ryml keeps the comment in the value
+        b"a: [?x]\n",  # a mapping in YAML 1.1
+        b"a: [b, c]\n",
+        b"%YAML 1.1\n---\na: 1\n",
+        b"a:\tb\n",
+        b"a: |2\n   x\n  \n",  # ryml drops the spaces of the blank line
+        b"a: |\n  x",  # ryml adds a line break at the end of the body
+        b"a: 1\n...\nb: 2\n",  # YAML 1.1 wants `---` here
+        b"a: @x\n",
+        b"a: ]x\n",
+        b"? a\n: b\n",
+        b">\nfolded at the root\n",
+        b"a: b\xc2\x85c: d\n",  # NEL is a line break in YAML 1.1
+        b"a: 1\n\xef\xbb\xbfb: 2\n",  # a byte-order mark past the start
+        b"a: 1\nb: 2\na: 3\n",  # a duplicate key: the PyYAML path names it
+        b"a: \x01\n",
+        ("a:\n" + "".join("  " * depth + "b:\n" for depth in range(1, 70))).encode(),
+    ],
+)
+def test_streams_the_fast_path_cannot_vouch_for_go_to_the_pyyaml_path(raw):
+    assert yaml_loader._fast_documents(raw) is None
+    expected = pyyaml(raw)
+    if expected is REFUSED:
+        with pytest.raises(MalformedRequest):
+            load_documents(raw)
+    else:
+        assert same(load_documents(raw), expected)
+
+
+def test_strings_that_merely_contain_indicators_stay_on_the_fast_path():
+    raw = b'a: x&y\nb: "!important"\nc: "*.example.com"\nd: a && b\ne: 50%\nf: x@y\n'
+    assert assert_fast_path_agrees(raw) == [
+        {"a": "x&y", "b": "!important", "c": "*.example.com", "d": "a && b", "e": "50%", "f": "x@y"}
+    ]
+
+
+def test_ryml_ids_are_the_range_of_its_size():
+    # The tag/anchor scan reads node ids 0..size-1: ryml only ever drops its newest node.
+    for raw in (b"---\n---\na: 1\n---\n", b"- [a]\n- {b: c}\n", b"a:\n  - b\n  -\n"):
+        tree = yaml_loader._parse(raw)
+        used = [node for node in range(tree.capacity()) if tree.type_str(node) != "NOTYPE"]
+        assert used == list(range(tree.size()))
+
+
+def test_json_is_emitted_whole_when_the_first_buffer_is_too_small():
+    tree = yaml_loader._parse(b"a: [1, 2]\nb: {c: d}\n")
+    assert json.loads(yaml_loader._emit_json(tree, tree.root_id(), 1)) == {
+        "a": [1, 2],
+        "b": {"c": "d"},
+    }
+
+
+# ----------------------------------------------------------------------- differential, fuzzed
+
+
+json_leaves = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.sampled_from(TRAPS + PLAINS),
+    st.text(max_size=12),
+    st.text(alphabet=" \n-:#'\"\\é\u2028\t", max_size=8),
+)
+json_keys = st.one_of(st.sampled_from(TRAPS + PLAINS), st.text(max_size=8))
+documents = st.recursive(
+    json_leaves,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(json_keys, children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(documents, min_size=1, max_size=3),
+    st.sampled_from([False, None, True]),
+    st.sampled_from([None, None, None, "'", '"', "|"]),
+    st.booleans(),
+    st.sampled_from([2, 4]),
+    st.sampled_from([20, 80, 1000]),
+)
+def test_dumped_data_loads_the_same_both_ways(docs, flow, style, explicit, indent, width):
+    raw = yaml.safe_dump_all(
+        docs,
+        default_flow_style=flow,
+        default_style=style,
+        explicit_start=explicit,
+        indent=indent,
+        width=width,
+        allow_unicode=True,
+        sort_keys=False,
+    ).encode()
+    assert_fast_path_agrees(raw)
+
+
+@st.composite
+def scalar_text(draw, indent: int, words: list[str]) -> str:
+    """A scalar in any of YAML's styles, one of `words`."""
+    text = draw(st.sampled_from(words))
+    kind = draw(st.sampled_from(["plain"] * 4 + ["single", "double", "block", "multi", "empty"]))
+    pad = " " * (indent + 2)
+    if kind == "block":
+        header = draw(st.sampled_from(["|", ">", "|-", ">+", "|+", ">-"]))
+        lines = draw(st.lists(st.sampled_from(["", text, " " + text, "#no comment"]), max_size=3))
+        return header + "\n" + "".join(f"{pad}{line}\n" for line in lines)
+    if kind == "multi":
+        return f"{text}\n{pad}{draw(st.sampled_from(PLAINS))}\n"
+    if kind == "empty":
+        return "\n"
+    comment = draw(st.sampled_from(["", "", " # c"]))
+    return styled(text, kind) + comment + "\n"
+
+
+STYLES = ["plain", "plain", "plain", "single", "double"]
+
+
+@st.composite
+def block_node(draw, words: list[str], indent: int = 0, depth: int = 0) -> str:
+    """A block mapping or sequence (at depth 0 always), or a scalar, as people indent them."""
+    kinds = ["map", "seq"] + (["scalar", "scalar"] if depth else [])
+    kind = draw(st.sampled_from(kinds if depth < 3 else ["scalar"]))
+    if kind == "scalar":
+        return " " + draw(scalar_text(indent, words))
+    pad, out = " " * indent, "\n" if depth else ""
+    for _ in range(draw(st.integers(1, 3))):
+        if kind == "seq":
+            out += pad + "-" + draw(block_node(words, indent + 2, depth + 1))
+        else:
+            key = styled(draw(st.sampled_from(words)), draw(st.sampled_from(STYLES)))
+            out += pad + key + ":" + draw(block_node(words, indent + 2, depth + 1))
+    return out
+
+
+# Half the streams have only words the fast path reads itself, half have the traps too.
+block_streams = st.sampled_from([FAST, FAST + TRAPS]).flatmap(
+    lambda words: st.lists(block_node(words), min_size=1, max_size=3)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    block_streams,
+    st.sampled_from(["---\n", "--- # c\n", "\n---\n"]),
+    st.booleans(),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_hand_written_block_yaml_loads_the_same_both_ways(nodes, separator, first, newline):
+    text = ("---\n" if first else "") + separator.join(nodes)
+    assert_fast_path_agrees(text.replace("\n", newline).encode())
+
+
+FRAGMENTS = [
+    "kind: ", "List", "items:", "\n", "  ", "- ", "---\n", "...\n", "[", "]", "{", "}", ", ",
+    ": ", "? ", "#", "|\n", ">\n", "|-\n", "'q'", '"d"', '"\\u00e9"', "~", "1:0", ".nan", "yes",
+    "0x1F", "1_000", "-.5", "1e3", "x", "y z", "\r\n", "\ufeff", "é", " # c\n", "-", ":", "'",
+    '"', "\\", "a:b", "8080", "'8080'", "null", "True", "<<: ", "=", "1.", ".5", "+1", "010",
+    "&a ", "*a", "!!str ", "%", "@", "\t",
+]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join))
+def test_fragment_soup_never_loads_otherwise_than_the_pyyaml_path(text):
+    assert_fast_path_agrees(text.encode())
+
+
+# ------------------------------------------------------------------------------------ bounds
+
+
+def block_document(entries: int) -> str:
+    """A document of `entries + 3` nodes: the mapping, the key `x`, the sequence, its entries."""
+    return "x:\n" + "- 0\n" * entries
+
+
+def test_stream_node_budget_is_exact_on_the_fast_path():
+    first = 400_000
+    second = MAX_STREAM_NODES - (first + 3) - 3
+    raw = f"{block_document(first)}---\n{block_document(second)}".encode()
+    assert yaml_loader._fast_documents(raw) is not None  # within the budget, on the fast path
+    assert [len(document["x"]) for document in load_documents(raw)] == [first, second]
+    raw = f"{block_document(first)}---\n{block_document(second + 1)}".encode()
+    with pytest.raises(MalformedRequest, match=f"stream holds more than {MAX_STREAM_NODES} nodes"):
+        load_documents(raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(block_streams, st.integers(1, 100))
+def test_both_paths_count_the_same_nodes(nodes, budget):
+    # With a small budget, every stream on either side of it: the fast path refuses exactly
+    # the streams the PyYAML path refuses, so both count nodes alike (keys, documents included).
+    raw = "---\n".join(nodes).encode()
+    with mock.patch.object(yaml_loader, "MAX_STREAM_NODES", budget):
+        assert_fast_path_agrees(raw)
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        "kind: ServingRuntime\nx: [" + ", ".join(["0"] * 999_990) + "]\n",  # flow: PyYAML's
+        "kind: ServingRuntime\nx:\n" + "- 0\n" * 999_990,  # block: the fast path's
+    ],
+    ids=["flow", "block"],
+)
+def test_four_documents_at_the_per_document_bound_are_refused_quickly(document):
+    raw = "---\n".join([document] * 4).encode()  # each within MAX_NODES, 4 M nodes together
+    started = time.perf_counter()
+    with pytest.raises(MalformedRequest, match=f"more than {MAX_STREAM_NODES} nodes"):
+        load_documents(raw)
+    assert time.perf_counter() - started < 5  # took > 30 s before the stream budget
+
+
+@pytest.mark.parametrize(
+    "document", ["a: 1\n", "a: yes\n", "a: !!str 1\n"], ids=["fast", "ambiguous", "tagged"]
+)
+def test_document_count_is_bounded_on_both_paths(document):
+    raw = ("---\n" + document) * MAX_DOCUMENTS
+    assert len(load_documents(raw.encode())) == MAX_DOCUMENTS
+    raw += "---\n"
+    for load in (load_documents, yaml_loader._pyyaml_documents):
+        with pytest.raises(MalformedRequest, match=f"more than {MAX_DOCUMENTS} documents"):
+            load(raw.encode())
+
+
+def nested_mappings(depth: int) -> bytes:
+    """Block mappings `a:` under `a:`, `depth` levels, the last holding `a: 1`."""
+    lines = ["  " * level + "a:" for level in range(depth)]
+    return ("\n".join(lines) + " 1\n").encode()
+
+
+def test_depth_past_the_fast_path_is_left_to_the_pyyaml_path():
+    assert yaml_loader._fast_documents(nested_mappings(60)) is not None
+    assert yaml_loader._fast_documents(nested_mappings(100)) is None  # ryml's JSON: 64 levels
+    document = load_documents(nested_mappings(MAX_DEPTH))[0]
+    for _ in range(MAX_DEPTH - 1):
+        document = document["a"]
+    assert document == {"a": 1}
+    with pytest.raises(MalformedRequest, match=f"nested deeper than {MAX_DEPTH} levels"):
+        load_documents(nested_mappings(MAX_DEPTH + 1))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"- " * 100_000 + b"x\n",
+        b"".join(b"  " * level + b"- a:\n" for level in range(300)),  # 600 levels
+        b"- - - - - " * 20_000 + b"x\n",
+    ],
+    ids=["block-sequences", "indented", "nested-on-one-line"],
+)
+def test_pathological_block_nesting_is_refused_not_a_crash(raw):
+    with pytest.raises(MalformedRequest, match="nested deeper than 200 levels"):
+        load_documents(raw)
+
+
+def test_aliases_always_go_through_the_metering_composer():
+    laughs = ['kind: BaseModel\nl0: &l0 "lol"']
+    for level in range(1, 10):
+        laughs.append(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 9) + "]")
+    raw = ("\n".join(laughs) + "\n").encode()
+    assert yaml_loader._fast_documents(b"a: &x [1]\nb: *x\n") is None
+    with pytest.raises(MalformedRequest, match="aliases expand to more than"):
+        load_documents(raw)
+    with pytest.raises(MalformedRequest, match="recursive alias"):
+        load_documents(b"kind: BaseModel\nx: &a [1, *a]\n")
+
+
+def test_numbers_past_the_digit_limit_are_refused_on_both_paths():
+    limit = "9" * MAX_NUMBER_CHARS
+    assert load_documents(f"a: {limit}\n".encode()) == [{"a": int(limit)}]
+    for text in ("9" + limit, "-" + limit, "0." + limit):  # `-` and 4300 digits: 4301 chars
+        raw = f"a: {text}\n".encode()
+        assert pyyaml(raw) is REFUSED
+        with pytest.raises(MalformedRequest, match="malformed or too long number"):
+            load_documents(raw)
+
+
+def test_invalid_utf8_is_refused_by_the_loader_itself():
+    with pytest.raises(MalformedRequest, match="not valid UTF-8"):
+        load_documents(b"a: \xff\n")
+
+
+# ------------------------------------------------------------------------------ duplicate keys
+
+
+def test_a_key_twice_in_a_mapping_is_refused_with_its_name_and_line():
+    raw = b"apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: a\n"
+    raw += b"spec: {}\nstatus: {}\nname: x\n  \nname: y\n"
+    with pytest.raises(MalformedRequest) as info:
+        load_documents(raw)
+    assert info.value.message == (
+        'request body is not valid YAML: key "name" appears twice in one mapping (line 9)'
+    )
+
+
+def test_two_manifests_concatenated_without_a_separator_are_refused():
+    runtime = "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: {}\n"
+    with pytest.raises(MalformedRequest, match=r'key "apiVersion" appears twice.*line 5'):
+        load_documents((runtime.format("a") + runtime.format("b")).encode())
+
+
+@pytest.mark.parametrize(
+    ("raw", "key", "line"),
+    [
+        (b"a:\n  - b: 1\n    c: 2\n    b: 3\n", "b", 4),  # in a sequence's mapping
+        (b"a: {x: 1, y: 2, x: 3}\n", "x", 1),  # flow
+        (b"a: 1\n---\nb: 1\nb: 2\n", "b", 4),  # in a later document
+        (b"m:\n  0x10: a\n  16: b\n", "16", 3),  # one YAML key, two spellings
+        (b"m:\n  ~: a\n  null: b\n", "null", 3),
+        (b"m:\n  <<: {x: 1, x: 2}\n", "x", 2),  # inside a merged mapping
+    ],
+)
+def test_duplicate_keys_are_refused_everywhere(raw, key, line):
+    with pytest.raises(MalformedRequest, match=rf'key "{key}" appears twice.*line {line}'):
+        load_documents(raw)
+
+
+def test_keys_that_only_share_a_json_spelling_are_not_duplicates():
+    # `1` and '1' are two YAML keys (an int and a string): the later wins, as before.
+    assert load_documents(b"m: {1: a, '1': b, true: c, 'true': d}\n") == [
+        {"m": {"1": "b", "true": "d"}}
+    ]
+
+
+def test_merge_keys_are_not_duplicates_of_what_they_bring():
+    raw = b"""\
+base: &base {x: 1, y: 2}
+more: &more {y: 3, z: 4}
+m:
+  <<: [*base, *more]
+  x: 10
+n:
+  <<: *base
+  <<: *more
+"""
+    assert load_documents(raw)[0]["m"] == {"x": 10, "y": 2, "z": 4}  # explicit beats merged
+    assert load_documents(raw)[0]["n"] == {"x": 1, "y": 3, "z": 4}
+
+
+# ---------------------------------------------------------------------------------- interface
+
+
+def test_yaml_stream_loads_with_this_loader_and_shares_its_bounds():
+    assert yaml_stream.load_documents is load_documents
+    assert yaml_stream.MAX_STREAM_NODES == MAX_STREAM_NODES
+    assert yaml_stream.MAX_DOCUMENTS == MAX_DOCUMENTS
+    request = read_yaml_stream(manifest_stream(3)).request
+    assert [runtime["kind"] for runtime in request["runtimes"]] == [
+        runtime["kind"] for runtime in manifests.rank_request_body(3)["runtimes"]
+    ]

@@ -1,0 +1,99 @@
+"""SIGTERM under load: /readyz turns 503 at once, and no request fails during the drain."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import threading
+import time
+
+from tests.hostile.service import SEED_YAML, YAML
+
+DRAIN_SECONDS = 3
+CONNECTIONS = 64
+
+
+class Load:
+    """``CONNECTIONS`` clients posting one request after another, each on a new connection."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.results: list[tuple[float, int | str]] = []  # (sent at, status or error)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._post_forever) for _ in range(CONNECTIONS)]
+
+    def _post_forever(self) -> None:
+        while not self._stop.is_set():
+            sent = time.monotonic()
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            try:
+                connection.request("POST", "/v1/rank", body=SEED_YAML, headers=YAML)
+                response = connection.getresponse()
+                response.read()
+                outcome: int | str = response.status
+            except OSError as error:
+                outcome = repr(error)
+            finally:
+                connection.close()
+            with self._lock:
+                self.results.append((sent, outcome))
+
+    def __enter__(self) -> Load:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+
+
+def _readyz_statuses(port: int, until: float) -> list[tuple[float, int | str]]:
+    seen = []
+    while time.monotonic() < until:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        try:
+            connection.request("GET", "/readyz")
+            response = connection.getresponse()
+            seen.append((time.monotonic(), response.status))
+            response.read()
+        except OSError as error:
+            seen.append((time.monotonic(), repr(error)))
+        finally:
+            connection.close()
+        time.sleep(0.1)
+    return seen
+
+
+def test_sigterm_under_load_drops_nothing_during_the_drain(start_service):
+    service = start_service(OME_RANKER_DRAIN_SECONDS=str(DRAIN_SECONDS))
+    with Load(service.port) as load:
+        time.sleep(1.0)
+        terminated = time.monotonic()
+        os.kill(service.pid, signal.SIGTERM)
+        readyz = _readyz_statuses(service.port, until=terminated + DRAIN_SECONDS - 0.5)
+    drained = terminated + DRAIN_SECONDS - 0.5
+    during = [(sent, outcome) for sent, outcome in load.results if terminated <= sent < drained]
+    failed = [outcome for sent, outcome in load.results if sent < drained and outcome != 200]
+    assert failed == []
+    assert len(during) >= 50  # the load did go on after SIGTERM
+    # Not ready from the first probe after SIGTERM on, while still answering everything else.
+    assert readyz and readyz[0][0] - terminated < 0.5
+    assert {status for _, status in readyz} == {503}
+
+    assert service.process.wait(timeout=30) == 0
+    assert time.monotonic() - terminated < DRAIN_SECONDS + 5  # drained, then stopped promptly
+    log = service.log()
+    assert "WORKER TIMEOUT" not in log
+    assert log.count("draining: /readyz answers 503") == 2  # both workers
+
+
+def test_without_a_drain_sigterm_stops_at_once(start_service):
+    service = start_service(OME_RANKER_DRAIN_SECONDS="0")
+    terminated = time.monotonic()
+    assert service.stop() == 0
+    assert time.monotonic() - terminated < 3
+    assert "draining" not in service.log()
