@@ -1,0 +1,289 @@
+"""Stored catalogs (SPEC §17): what a store holds, what it promises, and the rules every backend
+shares.
+
+A *cluster* is a name, its settings and its objects. An object is keyed by
+``(kind, namespace or "", name)`` and kept twice: the manifest as written (for
+``GET …/objects``) and the validated, normalised document selection reads (so that ranking
+never re-parses a manifest).
+
+Promises of every backend (``tests/store/`` runs the same tests on each):
+
+* ``generation`` is 1 when a cluster is created and grows by exactly 1 with every write that
+  changes something (settings, or any object's manifest or document); a write that changes
+  nothing stores nothing and keeps it.
+* every write is one transaction: readers see a cluster before or after it, never a mix; a
+  write given ``if_match`` happens only if that is still the generation when it commits, else
+  ``PreconditionFailed`` (of two writers racing with the same ``if_match``, one wins).
+* nothing expires; a write acknowledged by a return survives a restart of the service (and,
+  configured as the docs say, of Redis).
+* any failure to reach or use the backend is ``StoreUnavailable``, never a partial answer.
+
+The decisions (what changed, the new generation and counts, the limits) are taken here, by
+pure functions of the stored state; a backend only reads that state and commits the change
+atomically (``CatalogStore._transact``).
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+from .encoding import Change, ClusterState, EncodedObject, encode_objects
+from .records import (
+    DEFAULT_MAX_CLUSTERS,
+    DEFAULT_MAX_OBJECTS,
+    Catalog,
+    CatalogDocuments,
+    ClusterInfo,
+    ClusterNotFound,
+    ClusterSettings,
+    Document,
+    LimitExceeded,
+    ObjectKey,
+    PreconditionFailed,
+    StoredObject,
+    check_cluster_name,
+    counts_of,
+    new_uid,
+    rfc3339,
+)
+
+Decision = Callable[[ClusterState | None], Change]
+
+
+class CatalogStore(ABC):
+    """The storage of stored catalogs; one per service process, shared by its threads.
+
+    ``max_objects`` bounds the objects of one cluster, ``max_clusters`` the clusters of the
+    service (creating one more is ``LimitExceeded``); ``None`` is no bound. ``clock`` gives
+    ``updated_at``. Objects are listed, and documents given, in key order
+    (kind, namespace, name), whatever the order they were written in.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_objects: int | None = DEFAULT_MAX_OBJECTS,
+        max_clusters: int | None = DEFAULT_MAX_CLUSTERS,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        documents_cache_size: int = 8,
+    ) -> None:
+        self.max_objects = max_objects
+        self.max_clusters = max_clusters
+        self.clock = clock
+        self.documents_cache_size = documents_cache_size
+        self._documents: OrderedDict[str, CatalogDocuments] = OrderedDict()
+        self._documents_lock = threading.Lock()
+
+    # --- what a backend provides ---------------------------------------------------------------
+
+    @abstractmethod
+    def _transact(self, cluster: str, decide: Decision) -> Change:
+        """Read the cluster's state (``None``: it does not exist), call ``decide`` on it and,
+        if the change changes anything, commit it, all as one transaction: ``decide`` may be
+        called again on a newer state if another write committed in between. Exceptions of
+        ``decide`` leave everything as it was. A change that ``created`` the cluster must be
+        refused with ``LimitExceeded`` when ``max_clusters`` clusters exist already."""
+
+    @abstractmethod
+    def get_info(self, cluster: str) -> ClusterInfo | None: ...
+
+    @abstractmethod
+    def list_infos(self) -> list[ClusterInfo]:
+        """Every cluster, in name order."""
+
+    @abstractmethod
+    def delete_cluster(self, cluster: str, if_match: int | None = None) -> bool:
+        """Remove the cluster, its settings and objects; ``False`` if there was none (whatever
+        ``if_match``); ``PreconditionFailed`` if ``if_match`` is not its generation."""
+
+    @abstractmethod
+    def read_catalog(self, cluster: str) -> Catalog | None: ...
+
+    @abstractmethod
+    def _read_documents(
+        self, cluster: str, known: ClusterInfo | None
+    ) -> tuple[ClusterInfo, list[Document] | None] | None:
+        """The cluster's info and documents, in key order, from one snapshot; ``None`` if
+        there is no such cluster. The documents are ``None`` when the info has the ``uid``
+        and ``generation`` of ``known``: the caller holds them already, decoded."""
+
+    @abstractmethod
+    def ping(self) -> None:
+        """``StoreUnavailable`` unless the backend answers (for /readyz)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # --- reads and writes, the same for every backend -----------------------------------------
+
+    def read_documents(self, cluster: str) -> CatalogDocuments | None:
+        """The documents alone, for ranking: no manifest is read or parsed.
+
+        The last ``documents_cache_size`` clusters read are kept decoded in this process; a
+        read still asks the backend, in the same snapshot as ever, but gets the documents only
+        if the ``uid`` or the ``generation`` changed since (a write by any process), and
+        decodes nothing otherwise. The snapshots are immutable, so they can be shared.
+        """
+        check_cluster_name(cluster)
+        with self._documents_lock:
+            cached = self._documents.get(cluster)
+        read = self._read_documents(cluster, None if cached is None else cached.info)
+        if read is None:
+            with self._documents_lock:
+                self._documents.pop(cluster, None)
+            return None
+        info, documents = read
+        if documents is None and cached is not None:
+            return cached
+        snapshot = CatalogDocuments.of(info, documents or ())
+        if self.documents_cache_size > 0:
+            with self._documents_lock:
+                self._documents[cluster] = snapshot
+                self._documents.move_to_end(cluster)
+                while len(self._documents) > self.documents_cache_size:
+                    self._documents.popitem(last=False)
+        return snapshot
+
+    def put_settings(
+        self, cluster: str, settings: ClusterSettings, if_match: int | None = None
+    ) -> tuple[ClusterInfo, bool]:
+        """Create the cluster (``True``) or update its settings (``False``). Creating with
+        ``if_match`` is ``PreconditionFailed(None)`` (HTTP: If-Match on nothing fails)."""
+        check_cluster_name(cluster)
+        if type(settings) is not ClusterSettings:
+            raise TypeError(f"not ClusterSettings: {settings!r}")
+
+        def decide(state: ClusterState | None) -> Change:
+            if state is None:
+                if if_match is not None:
+                    raise PreconditionFailed(None)
+                now = rfc3339(self.clock())
+                info = ClusterInfo(cluster, new_uid(), settings, 1, now, counts_of(()))
+                return Change(info, created=True)
+            _check_precondition(state, if_match)
+            if state.info.settings == settings:
+                return Change(state.info)
+            return Change(self._next(state.info, settings=settings), settings_changed=True)
+
+        change = self._transact(cluster, decide)
+        return change.info, change.created
+
+    def replace_objects(
+        self, cluster: str, objects: Iterable[StoredObject], if_match: int | None = None
+    ) -> ClusterInfo:
+        """Make ``objects`` the cluster's objects, all others removed."""
+        check_cluster_name(cluster)
+        encoded = encode_objects(objects)
+
+        def decide(state: ClusterState | None) -> Change:
+            state = _existing(cluster, state, if_match)
+            self._check_object_limit(len(encoded))
+            puts = tuple(
+                item for key, item in encoded.items() if state.digests.get(key) != item.digest
+            )
+            deletes = tuple(key for key in state.digests if key not in encoded)
+            return self._objects_change(state, encoded.keys(), puts, deletes)
+
+        return self._transact(cluster, decide).info
+
+    def apply_objects(
+        self, cluster: str, objects: Iterable[StoredObject], if_match: int | None = None
+    ) -> ClusterInfo:
+        """Add ``objects``, replacing stored ones of the same key; leave the others."""
+        check_cluster_name(cluster)
+        encoded = encode_objects(objects)
+
+        def decide(state: ClusterState | None) -> Change:
+            state = _existing(cluster, state, if_match)
+            keys = set(state.digests).union(encoded)
+            self._check_object_limit(len(keys))
+            puts = tuple(
+                item for key, item in encoded.items() if state.digests.get(key) != item.digest
+            )
+            return self._objects_change(state, keys, puts, ())
+
+        return self._transact(cluster, decide).info
+
+    def delete_object(
+        self,
+        cluster: str,
+        kind: str,
+        namespace: str | None,
+        name: str,
+        if_match: int | None = None,
+    ) -> ClusterInfo | None:
+        """Remove one object; ``None`` if the cluster has no such object."""
+        check_cluster_name(cluster)
+        key = (kind, namespace or "", name)
+        found = True
+
+        def decide(state: ClusterState | None) -> Change:
+            nonlocal found
+            state = _existing(cluster, state, if_match)
+            found = key in state.digests
+            if not found:
+                return Change(state.info)
+            keys = [stored for stored in state.digests if stored != key]
+            return self._objects_change(state, keys, (), (key,))
+
+        info = self._transact(cluster, decide).info
+        return info if found else None
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    def _check_object_limit(self, count: int) -> None:
+        if self.max_objects is not None and count > self.max_objects:
+            raise LimitExceeded(
+                f"{count} objects; a cluster holds at most {self.max_objects} objects"
+            )
+
+    def _check_cluster_limit(self, existing: int) -> None:
+        if self.max_clusters is not None and existing >= self.max_clusters:
+            raise self._cluster_limit_exceeded()
+
+    def _cluster_limit_exceeded(self) -> LimitExceeded:
+        return LimitExceeded(f"a service holds at most {self.max_clusters} clusters")
+
+    def _next(
+        self,
+        info: ClusterInfo,
+        *,
+        settings: ClusterSettings | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> ClusterInfo:
+        return ClusterInfo(
+            info.name,
+            info.uid,
+            settings or info.settings,
+            info.generation + 1,
+            rfc3339(self.clock()),
+            info.counts if counts is None else counts,
+        )
+
+    def _objects_change(
+        self,
+        state: ClusterState,
+        keys: Iterable[ObjectKey],
+        puts: tuple[EncodedObject, ...],
+        deletes: tuple[ObjectKey, ...],
+    ) -> Change:
+        if not puts and not deletes:
+            return Change(state.info)
+        info = self._next(state.info, counts=counts_of(keys))
+        return Change(info, puts=puts, deletes=deletes)
+
+
+def _check_precondition(state: ClusterState, if_match: int | None) -> None:
+    if if_match is not None and if_match != state.info.generation:
+        raise PreconditionFailed(state.info.generation)
+
+
+def _existing(cluster: str, state: ClusterState | None, if_match: int | None) -> ClusterState:
+    if state is None:
+        raise ClusterNotFound(cluster)
+    _check_precondition(state, if_match)
+    return state

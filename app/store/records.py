@@ -1,0 +1,213 @@
+"""What a catalog store holds and answers (SPEC §17), and what it raises."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import secrets
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from app.selection.documents import InferenceService, Model, Runtime
+
+# Every kind a store holds, in the order objects are listed (byte order, as the key sorts).
+KINDS = (
+    "BaseModel",
+    "ClusterBaseModel",
+    "ClusterServingRuntime",
+    "InferenceService",
+    "ServingRuntime",
+)
+CLUSTER_SCOPED_KINDS = frozenset({"ClusterBaseModel", "ClusterServingRuntime"})
+DOCUMENT_TYPES: dict[str, type] = {
+    "BaseModel": Model,
+    "ClusterBaseModel": Model,
+    "ClusterServingRuntime": Runtime,
+    "InferenceService": InferenceService,
+    "ServingRuntime": Runtime,
+}
+CLUSTER_NAME = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?\Z")  # a DNS-1123 label
+DEFAULT_MAX_OBJECTS = 10_000  # per cluster
+DEFAULT_MAX_CLUSTERS = 100  # per service
+
+ObjectKey = tuple[str, str, str]  # (kind, namespace or "", name)
+Document = Runtime | Model | InferenceService
+
+
+class StoreError(Exception):
+    """Base of everything a store raises on purpose."""
+
+
+class ClusterNotFound(StoreError):
+    def __init__(self, cluster: str) -> None:
+        super().__init__(f"no cluster named {cluster!r}")
+        self.cluster = cluster
+
+
+class PreconditionFailed(StoreError):
+    """``if_match`` is not the cluster's generation (``None``: the cluster does not exist)."""
+
+    def __init__(self, current_generation: int | None) -> None:
+        super().__init__(f"the cluster's generation is {current_generation}")
+        self.current_generation = current_generation
+
+
+class StoreUnavailable(StoreError):
+    """The backend cannot be reached or used now: the caller answers 503 with Retry-After."""
+
+
+class UnreadableCatalog(StoreUnavailable):
+    """What the backend holds cannot be read by this version of the service: an encoding of a
+    newer instance (a rolling upgrade in progress) or a damaged value. Unavailable, not wrong."""
+
+
+class LimitExceeded(StoreError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSettings:
+    """``PUT /v1/clusters/{cluster}``'s body (SPEC §17)."""
+
+    ome_version: str = "1.3"
+    model_cache_provider: str | None = None
+    description: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> ClusterSettings:
+        # Fields unknown to this version are skipped (a newer instance's); missing ones default.
+        names = {field.name for field in dataclasses.fields(cls)}
+        return cls(**{name: item for name, item in value.items() if name in names})
+
+
+@dataclass(frozen=True, slots=True)
+class StoredObject:
+    """One object of a cluster: ``manifest`` as written (JSON values; a tuple comes back as a
+    list), ``document`` what selection reads. Namespaced kinds need a namespace (the caller
+    defaults it, as kubectl does); cluster-scoped kinds have ``None``."""
+
+    kind: str
+    namespace: str | None
+    name: str
+    manifest: dict[str, Any]
+    document: Document
+
+    def __post_init__(self) -> None:
+        expected = DOCUMENT_TYPES.get(self.kind)
+        if expected is None:
+            raise ValueError(f"a store does not hold objects of kind {self.kind!r}")
+        document_kind = getattr(self.document, "kind", self.kind)
+        if type(self.document) is not expected or document_kind != self.kind:
+            raise ValueError(
+                f"a {self.kind} needs a {expected.__name__} document of that kind, not a "
+                f"{type(self.document).__name__} of kind {document_kind}"
+            )
+        if self.kind in CLUSTER_SCOPED_KINDS:
+            if self.namespace is not None:
+                raise ValueError(f"a {self.kind} has no namespace")
+        elif not _key_part(self.namespace):
+            raise ValueError(f"a {self.kind} needs a namespace")
+        if not _key_part(self.name):
+            raise ValueError("an object needs a name")
+        if type(self.manifest) is not dict:
+            raise ValueError("a manifest is a mapping")
+
+    @property
+    def key(self) -> ObjectKey:
+        return (self.kind, self.namespace or "", self.name)
+
+
+def _key_part(value: object) -> bool:
+    """A non-empty str that every backend can store as it is (UTF-8: no lone surrogates)."""
+    if type(value) is not str or not value:
+        return False
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterInfo:
+    """``uid`` names this incarnation of the cluster: one deleted and created again starts
+    at generation 1 again, with another ``uid`` (key caches by both)."""
+
+    name: str
+    uid: str
+    settings: ClusterSettings
+    generation: int
+    updated_at: str  # RFC 3339, UTC, of the last write that changed something
+    counts: dict[str, int]  # every kind of KINDS, in that order, zeros included
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """One consistent snapshot of a cluster: its info and every object, in key order."""
+
+    info: ClusterInfo
+    objects: tuple[StoredObject, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogDocuments:
+    """What ranking reads: a consistent snapshot of the documents alone, in key order (no
+    manifest is read or parsed)."""
+
+    info: ClusterInfo
+    runtimes: tuple[Runtime, ...]
+    models: tuple[Model, ...]
+    inference_services: tuple[InferenceService, ...]
+
+    @classmethod
+    def of(cls, info: ClusterInfo, documents: Iterable[Document]) -> CatalogDocuments:
+        runtimes: list[Runtime] = []
+        models: list[Model] = []
+        services: list[InferenceService] = []
+        by_type = {
+            Runtime: runtimes.append,
+            Model: models.append,
+            InferenceService: services.append,
+        }
+        for document in documents:
+            by_type[type(document)](document)
+        return cls(info, tuple(runtimes), tuple(models), tuple(services))
+
+
+def counts_of(keys: Iterable[ObjectKey]) -> dict[str, int]:
+    counts = dict.fromkeys(KINDS, 0)
+    for kind, _namespace, _name in keys:
+        counts[kind] += 1
+    return counts
+
+
+def check_cluster_name(cluster: str) -> str:
+    if type(cluster) is not str or not CLUSTER_NAME.match(cluster):
+        raise ValueError(f"cluster names are DNS-1123 labels: {cluster!r}")
+    return cluster
+
+
+def new_uid() -> str:
+    """Unique per creation, and saying when: milliseconds since the epoch (the real clock,
+    whatever clock ``updated_at`` reads), a random part."""
+    return f"{int(time.time() * 1000)}-{secrets.token_hex(8)}"
+
+
+def uid_time(uid: str) -> float:
+    """Seconds since the epoch when ``uid`` was made; 0 for anything else."""
+    try:
+        return int(uid.split("-", 1)[0]) / 1000
+    except ValueError:
+        return 0.0
+
+
+def rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

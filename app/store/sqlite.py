@@ -1,0 +1,285 @@
+"""Stored catalogs in one SQLite file, shared by every process of the service (SPEC §17: the
+embedded default without Redis).
+
+* WAL mode: readers never wait for a writer and always read one committed snapshot; a write is
+  one ``BEGIN IMMEDIATE`` transaction (the write lock first, then the reads its decision needs,
+  the ``if_match`` check among them), so of two racing writers the second decides on what the
+  first committed. ``synchronous=FULL``: a commit is on disk when the call returns.
+* A busy file is waited for ``busy_timeout`` seconds, then ``StoreUnavailable``; so is every
+  other failure to open, read or write the file.
+* One connection per thread, made on first use: a connection is never shared by two threads
+  (their transactions would mix) nor carried across ``fork`` (a gunicorn worker makes its own;
+  the parent's are left to the parent).
+
+Tables: ``clusters`` (name, settings JSON, generation, updated_at, counts JSON) and
+``objects`` (cluster, kind, namespace ("" at cluster scope), name, manifest JSON, document
+(``codec``), digest), keyed and so ordered by (cluster, kind, namespace, name).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from . import codec
+from .base import CatalogStore, Decision
+from .encoding import Change, ClusterState, decode_object, info_of, reading
+from .records import (
+    Catalog,
+    ClusterInfo,
+    Document,
+    PreconditionFailed,
+    StoreUnavailable,
+    UnreadableCatalog,
+    check_cluster_name,
+)
+
+SCHEMA_VERSION = 1
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS clusters (
+        name TEXT PRIMARY KEY,
+        uid TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        counts TEXT NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS objects (
+        cluster TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        manifest TEXT NOT NULL,
+        document TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        PRIMARY KEY (cluster, kind, namespace, name)
+    ) WITHOUT ROWID""",
+)
+_INFO = "SELECT name, uid, settings, generation, updated_at, counts FROM clusters"
+_ORDER = "ORDER BY kind, namespace, name"
+
+
+class SqliteCatalogStore(CatalogStore):
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0, **limits: Any):
+        super().__init__(**limits)
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+
+    # --- connections ---------------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if os.getpid() != self._pid:
+            # A forked child: its parent's connections (and their locks) are not its own.
+            with self._lock:
+                self._pid, self._local, self._connections = os.getpid(), threading.local(), []
+        connection = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self._connect()
+            self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
+        return connection
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: no implicit transactions, every one is begun here explicitly.
+        # check_same_thread=False only so that close() may close other threads' connections.
+        connection = sqlite3.connect(
+            self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+            if self._schema_version(connection) < SCHEMA_VERSION:
+                # The first process to get here makes the tables; the others find them.
+                with _transaction(connection, "BEGIN IMMEDIATE"):
+                    self._schema_version(connection)
+                    for statement in _SCHEMA:
+                        connection.execute(statement)
+                    connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _schema_version(self, connection: sqlite3.Connection) -> int:
+        (version,) = connection.execute("PRAGMA user_version").fetchone()
+        if version > SCHEMA_VERSION:
+            raise UnreadableCatalog(
+                f"{self.path} has schema version {version}; this service knows {SCHEMA_VERSION}"
+            )
+        return version
+
+    @contextlib.contextmanager
+    def _using(self, begin: str | None = None) -> Iterator[sqlite3.Connection]:
+        """A connection of this thread, in a transaction if ``begin`` says which; every failure
+        of the file or of SQLite is ``StoreUnavailable``."""
+        try:
+            connection = self._connection()
+            if begin is None:
+                yield connection
+            else:
+                with _transaction(connection, begin):
+                    yield connection
+        except sqlite3.DatabaseError as error:
+            raise StoreUnavailable(f"catalog store {self.path}: {error}") from error
+        except OSError as error:
+            raise StoreUnavailable(f"catalog store {self.path}: {error}") from error
+
+    def ping(self) -> None:
+        with self._using() as connection:
+            connection.execute("SELECT 1 FROM clusters LIMIT 1").fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            connections, self._connections = self._connections, []
+            self._local = threading.local()
+        for connection in connections:
+            connection.close()
+
+    # --- writes --------------------------------------------------------------------------------
+
+    def _transact(self, cluster: str, decide: Decision) -> Change:
+        with self._using("BEGIN IMMEDIATE") as connection:
+            info = _info(connection, cluster)
+            state = None
+            if info is not None:
+                rows = connection.execute(
+                    "SELECT kind, namespace, name, digest FROM objects WHERE cluster = ?",
+                    (cluster,),
+                )
+                state = ClusterState(info, {(k, ns, n): d for k, ns, n, d in rows})
+            change = decide(state)
+            if change.changed:
+                self._write(connection, change)
+            return change
+
+    def _write(self, connection: sqlite3.Connection, change: Change) -> None:
+        info = change.info
+        cluster = info.name
+        values = (
+            info.uid,
+            json.dumps(info.settings.to_json()),
+            info.generation,
+            info.updated_at,
+            json.dumps(info.counts),
+            cluster,
+        )
+        if change.created:
+            (existing,) = connection.execute("SELECT count(*) FROM clusters").fetchone()
+            self._check_cluster_limit(existing)
+            connection.execute(
+                "INSERT INTO clusters (uid, settings, generation, updated_at, counts, name) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                values,
+            )
+        else:
+            connection.execute(
+                "UPDATE clusters SET uid = ?, settings = ?, generation = ?, updated_at = ?, "
+                "counts = ? WHERE name = ?",
+                values,
+            )
+        connection.executemany(
+            "DELETE FROM objects WHERE cluster = ? AND kind = ? AND namespace = ? AND name = ?",
+            [(cluster, *key) for key in change.deletes],
+        )
+        connection.executemany(
+            "INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (cluster, *item.key, item.manifest, item.document, item.digest)
+                for item in change.puts
+            ],
+        )
+
+    def delete_cluster(self, cluster: str, if_match: int | None = None) -> bool:
+        check_cluster_name(cluster)
+        with self._using("BEGIN IMMEDIATE") as connection:
+            row = connection.execute(
+                "SELECT generation FROM clusters WHERE name = ?", (cluster,)
+            ).fetchone()
+            if row is None:
+                return False
+            if if_match is not None and if_match != row[0]:
+                raise PreconditionFailed(row[0])
+            connection.execute("DELETE FROM objects WHERE cluster = ?", (cluster,))
+            connection.execute("DELETE FROM clusters WHERE name = ?", (cluster,))
+            return True
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    def get_info(self, cluster: str) -> ClusterInfo | None:
+        check_cluster_name(cluster)
+        with self._using() as connection:
+            return _info(connection, cluster)
+
+    def list_infos(self) -> list[ClusterInfo]:
+        with self._using() as connection:
+            rows = connection.execute(f"{_INFO} ORDER BY name").fetchall()
+        return [_info_of(row) for row in rows]
+
+    def read_catalog(self, cluster: str) -> Catalog | None:
+        check_cluster_name(cluster)
+        with self._using("BEGIN") as connection:
+            info = _info(connection, cluster)
+            if info is None:
+                return None
+            rows = connection.execute(
+                f"SELECT kind, namespace, name, manifest, document FROM objects "
+                f"WHERE cluster = ? {_ORDER}",
+                (cluster,),
+            ).fetchall()
+        with reading(cluster):
+            documents = codec.parse_json(codec.join_array(row[4] for row in rows))
+            objects = tuple(
+                decode_object(row[:3], row[3], document)
+                for row, document in zip(rows, documents, strict=True)
+            )
+        return Catalog(info, objects)
+
+    def _read_documents(
+        self, cluster: str, known: ClusterInfo | None
+    ) -> tuple[ClusterInfo, list[Document] | None] | None:
+        with self._using("BEGIN") as connection:
+            info = _info(connection, cluster)
+            if info is None:
+                return None
+            if known is not None and (known.uid, known.generation) == (info.uid, info.generation):
+                return info, None
+            rows = connection.execute(
+                f"SELECT document FROM objects WHERE cluster = ? {_ORDER}", (cluster,)
+            ).fetchall()
+        with reading(cluster):
+            return info, codec.loads_array(codec.join_array(row[0] for row in rows))
+
+
+@contextlib.contextmanager
+def _transaction(connection: sqlite3.Connection, begin: str) -> Iterator[None]:
+    connection.execute(begin)
+    try:
+        yield
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+        raise
+
+
+def _info(connection: sqlite3.Connection, cluster: str) -> ClusterInfo | None:
+    row = connection.execute(f"{_INFO} WHERE name = ?", (cluster,)).fetchone()
+    return None if row is None else _info_of(row)
+
+
+def _info_of(row: tuple) -> ClusterInfo:
+    with reading(row[0]):
+        return info_of(*row)

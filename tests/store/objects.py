@@ -1,0 +1,55 @@
+"""Stored objects built from manifests the way the service builds them: the schemas of SPEC §1."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.schemas.documents import (
+    inference_service_document_schema,
+    model_document_schema,
+    runtime_document_schema,
+)
+from app.store import StoredObject
+from tests.builders import entry, isvc_doc, model_doc, runtime_doc
+
+_SCHEMAS = {
+    "ServingRuntime": runtime_document_schema,
+    "ClusterServingRuntime": runtime_document_schema,
+    "BaseModel": model_document_schema,
+    "ClusterBaseModel": model_document_schema,
+    "InferenceService": inference_service_document_schema,
+}
+
+
+def stored(manifest: dict[str, Any]) -> StoredObject:
+    kind = manifest["kind"]
+    metadata = manifest["metadata"]
+    return StoredObject(
+        kind,
+        metadata.get("namespace"),
+        metadata["name"],
+        manifest,
+        _SCHEMAS[kind].load(manifest),
+    )
+
+
+def runtime(name: str, *, namespace: str | None = None, weight: int = 1, **spec: Any):
+    """A ClusterServingRuntime, or a ServingRuntime when given a namespace."""
+    kind = "ClusterServingRuntime" if namespace is None else "ServingRuntime"
+    manifest = runtime_doc(name, entry(weight=weight), kind=kind, namespace=namespace, **spec)
+    return stored(manifest)
+
+
+def model(name: str = "llama", *, namespace: str | None = "demo", **spec: Any) -> StoredObject:
+    kind = "BaseModel" if namespace is not None else "ClusterBaseModel"
+    return stored(model_doc(name, kind=kind, namespace=namespace, **spec))
+
+
+def isvc(name: str = "svc", *, namespace: str = "demo", **spec: Any) -> StoredObject:
+    return stored(isvc_doc(name, namespace=namespace, model={"name": "llama"}, **spec))
+
+
+def catalog(tag: str, count: int) -> list[StoredObject]:
+    """``count`` runtimes whose names say which catalog they belong to, and one model."""
+    runtimes = [runtime(f"{tag}-{n:04d}", weight=n % 7 + 1) for n in range(count)]
+    return [model(f"model-{tag}"), *runtimes]
