@@ -10,8 +10,10 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
+# The local quick start: on 127.0.0.1 only (the default bind), catalogs in var/ (SQLite), and no
+# access control, which the service grants only when OME_RANKER_AUTH=none is set explicitly.
 run: $(BIN)/.installed
-	$(BIN)/gunicorn --config config/gunicorn.conf.py 'app:create_app()'
+	OME_RANKER_AUTH=$${OME_RANKER_AUTH:-none} $(BIN)/gunicorn --config config/gunicorn.conf.py 'app:create_app()'
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check .

@@ -16,8 +16,10 @@ def create_app(config: Config | None = None) -> Flask:
     app.config.from_object(settings)
     app.config.update(vars(settings))
 
-    from . import cache, deadline, errors, observability
+    from . import cache, catalog, deadline, errors, observability
     from .api import docs, operations
+    from .api.cluster_answers import bp as cluster_answers_bp
+    from .api.clusters import bp as clusters_bp
     from .api.views import bp as ranking_bp
 
     # First, so that its before_request hook (request id, timer) runs before any other.
@@ -27,7 +29,11 @@ def create_app(config: Config | None = None) -> Flask:
     errors.register_error_handlers(app)
     # Here, not at import: each gunicorn worker builds its app, so its own Redis pool.
     cache.init_app(app)
+    # The token file is read here (a bad one stops start-up); the store connects on first use.
+    catalog.init_app(app)
     app.register_blueprint(ranking_bp)
+    app.register_blueprint(clusters_bp)
+    app.register_blueprint(cluster_answers_bp)
     app.register_blueprint(operations.bp)
     app.register_blueprint(docs.bp)
     return app

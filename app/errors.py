@@ -17,6 +17,7 @@ class ApiError(Exception):
 
     status = 500
     code = "InternalError"
+    headers: dict[str, str] = {}
 
     def __init__(self, message: str, **details: Any):
         super().__init__(message)
@@ -119,6 +120,41 @@ class ModelNotFound(ApiError):
     status, code = 404, "ModelNotFound"
 
 
+# Stored catalogs (SPEC §17).
+class Unauthorized(ApiError):
+    status, code = 401, "Unauthorized"
+    headers = {"WWW-Authenticate": 'Bearer realm="ome-ranker"'}
+
+
+class Forbidden(ApiError):
+    status, code = 403, "Forbidden"
+
+
+class ClusterNotFound(ApiError):
+    status, code = 404, "ClusterNotFound"
+
+
+class InferenceServiceNotFound(ApiError):
+    status, code = 404, "InferenceServiceNotFound"
+
+
+class ObjectNotFound(ApiError):
+    status, code = 404, "ObjectNotFound"
+
+
+class PreconditionFailed(ApiError):
+    status, code = 412, "PreconditionFailed"
+
+
+class LimitExceeded(ApiError):
+    status, code = 422, "LimitExceeded"
+
+
+class StoreUnavailable(ApiError):
+    status, code = 503, "StoreUnavailable"
+    headers = {"Retry-After": "5"}
+
+
 # SPEC §7, §15: the errors OME answers, by the code selection reports them with.
 SELECTION_ERRORS: dict[str, type[ApiError]] = {
     error.code: error
@@ -154,7 +190,9 @@ def error_response(status: int, code: str, message: str, **details: Any) -> Resp
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def handle_api_error(error: ApiError):
-        return error_response(error.status, error.code, error.message, **error.details)
+        response = error_response(error.status, error.code, error.message, **error.details)
+        response.headers.update(error.headers)
+        return response
 
     @app.errorhandler(HTTPException)
     def handle_http_exception(error: HTTPException):

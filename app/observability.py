@@ -106,6 +106,7 @@ def _finish_request(response: Response) -> Response:
                 "cache": g.get("cache_result"),
                 "runtimes": runtime_count,
                 "error": g.get("error_code"),
+                "token": g.get("token_name"),
                 "remoteAddr": request.remote_addr,
             }
         },

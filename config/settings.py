@@ -172,6 +172,18 @@ def max_body_bytes() -> int:
     return env_int("OME_RANKER_MAX_BODY_BYTES", 16 * 1024 * 1024, 1)
 
 
+AUTH_MODES = ("token", "none")
+
+
+def auth_mode(name: str) -> str:
+    """``token`` (the default: the token file decides) or ``none`` (no access control, only
+    when set explicitly, as the local quick start does)."""
+    raw = (_env_str(name, "token") or "token").strip().lower()
+    if raw not in AUTH_MODES:
+        raise SettingsError(f"{name} must be one of {', '.join(AUTH_MODES)}, got {raw!r}")
+    return raw
+
+
 class Config:
     """Production defaults; every value can be set from the environment."""
 
@@ -199,6 +211,15 @@ class Config:
         self.LOG_LEVEL = env_log_level("OME_RANKER_LOG_LEVEL", "INFO")
         # A request still running this long is answered 503 (app/deadline.py).
         self.REQUEST_DEADLINE_SECONDS = request_deadline(worker_timeout())
+        # Stored catalogs (SPEC §17): in Redis with REDIS_URL, else in this SQLite file.
+        self.STORE_PATH = _env_str("OME_RANKER_STORE_PATH", "var/ome-ranker.sqlite3")
+        self.STORE_TIMEOUT_SECONDS = _env_float("OME_RANKER_STORE_TIMEOUT", 2.0, 0.01)
+        self.MAX_OBJECTS_PER_CLUSTER = env_int("OME_RANKER_MAX_OBJECTS_PER_CLUSTER", 20_000, 1)
+        self.MAX_CLUSTERS = env_int("OME_RANKER_MAX_CLUSTERS", 100, 1)
+        # Access (SPEC §17): a token file, or OME_RANKER_AUTH=none set explicitly.
+        self.AUTH_MODE = auth_mode("OME_RANKER_AUTH")
+        self.TOKENS_FILE = _env_str("OME_RANKER_TOKENS_FILE", None)
+        self.AUTH_STATELESS = _env_bool("OME_RANKER_AUTH_STATELESS", False)
 
 
 class TestConfig(Config):
@@ -211,6 +232,12 @@ class TestConfig(Config):
         # a developer's REDIS_URL must not send test entries to their Redis.
         self.REDIS_URL = None
         self.REDIS_CLUSTER = False
+        # Tests give each app its own store file (tests/conftest.py) and open access unless
+        # they test access control.
+        self.STORE_PATH = None
+        self.AUTH_MODE = "none"
+        self.TOKENS_FILE = None
+        self.AUTH_STATELESS = False
         # A fixed key, so that the apps of one test share their entries, as the workers of one
         # service do; tests of the unset default set None.
         self.CACHE_SECRET = b"ome-ranker test cache secret"

@@ -25,7 +25,7 @@ def test_two_services(compose):
     assert set(compose["services"]) == {"redis", "ome-ranker"}
 
 
-def test_redis_has_a_healthcheck_and_no_persistence(compose):
+def test_redis_has_a_healthcheck_and_keeps_catalogs(compose):
     redis = compose["services"]["redis"]
     assert redis["image"].startswith("redis:")
     check = redis["healthcheck"]
@@ -33,9 +33,11 @@ def test_redis_has_a_healthcheck_and_no_persistence(compose):
     assert "redis-cli ping" in " ".join(check["test"][1:])
     assert {"interval", "timeout", "retries"} <= set(check)
     command = redis["command"]
-    assert command[command.index("--save") + 1] == ""
-    assert command[command.index("--appendonly") + 1] == "no"
-    assert "--maxmemory-policy" in command
+    # SPEC §17: catalogs survive a restart (AOF) and are never evicted (only keys with a TTL).
+    assert command[command.index("--appendonly") + 1] == "yes"
+    assert command[command.index("--maxmemory-policy") + 1] == "volatile-lru"
+    assert command[command.index("--dir") + 1] == "/data"
+    assert any(volume.endswith(":/data") for volume in redis["volumes"])
 
 
 def test_the_service_waits_for_a_healthy_redis(compose):

@@ -112,20 +112,51 @@ def _sort_by_kind(objects: list[tuple[str, dict]]) -> _Sorted:
     return found
 
 
-def read_stream(documents: list, what: str = "document", first: int = 1) -> ManifestStream:
+def collect(documents: list, what: str = "document", first: int = 1) -> list[tuple[str, dict]]:
+    """Every object of a stream with its label, Lists flattened, null documents skipped.
+
+    Documents are numbered from ``first`` in stream order, counting the null ones that are
+    skipped (so numbers match the `---` separators); List items are named `items[i]`, from 0.
+    """
+    objects: list[tuple[str, dict]] = []
+    for position, document in enumerate(documents, start=first):
+        if document is not None:
+            flatten(document, f"{what} {position}", objects)
+    return objects
+
+
+READ_KINDS = frozenset((*MODEL_KINDS, *RUNTIME_KINDS, ISVC_KIND))
+
+
+def split_objects(
+    objects: list[tuple[str, dict]],
+) -> tuple[list[tuple[str, dict]], list[OtherObject]]:
+    """The objects of the five kinds selection reads, in stream order, and the others."""
+    _sort_by_kind(objects)  # refuses kinds that are missing or not strings
+    read = [(label, obj) for label, obj in objects if obj["kind"] in READ_KINDS]
+    others = [
+        OtherObject(obj["kind"], _metadata_text(obj, "name"), _metadata_text(obj, "namespace"))
+        for _, obj in objects
+        if obj["kind"] not in READ_KINDS
+    ]
+    return read, others
+
+
+def read_stream(
+    documents: list, what: str = "document", first: int = 1, *, require_model: bool = True
+) -> ManifestStream:
     """The request a manifest stream makes: exactly one model (repeats of the same one count
     once), any number of runtimes, at most one InferenceService.
 
     Documents are numbered from 1 in stream order, counting the null ones that are skipped (so
     numbers match the `---` separators); List items are named `items[i]`, counted from 0.
     """
-    objects: list[tuple[str, dict]] = []
-    for position, document in enumerate(documents, start=first):
-        if document is not None:
-            flatten(document, f"{what} {position}", objects)
+    objects = collect(documents, what, first)
     found = _sort_by_kind(objects)
     models, repeated_models = _last_of_each(found.models)
     services, repeated_services = _last_of_each(found.services)
+    if not models and not require_model:
+        models = [None]  # the caller supplies the model (a stored catalog's, SPEC §17)
     if not models and len(services) == 1:
         spec = services[0].get("spec")
         model = spec.get("model") if isinstance(spec, dict) else None
@@ -139,7 +170,9 @@ def read_stream(documents: list, what: str = "document", first: int = 1) -> Mani
         raise MalformedRequest(
             f"the manifests must hold at most one {ISVC_KIND}, found {len(services)}"
         )
-    request: dict[str, Any] = {"model": models[0], "runtimes": found.runtimes}
+    request: dict[str, Any] = {"runtimes": found.runtimes}
+    if models[0] is not None:
+        request["model"] = models[0]
     if services:
         request["inferenceService"] = services[0]
     return ManifestStream(
@@ -150,8 +183,8 @@ def read_stream(documents: list, what: str = "document", first: int = 1) -> Mani
     )
 
 
-def read_yaml_stream(raw: bytes) -> ManifestStream:
+def read_yaml_stream(raw: bytes, *, require_model: bool = True) -> ManifestStream:
     """A YAML request body: UTF-8 only (libyaml would also take UTF-16 with a BOM), loaded with
     the bounds of ``yaml_stream``, then read as a manifest stream."""
     check_utf8(raw)
-    return read_stream(yaml_stream.load_documents(raw))
+    return read_stream(yaml_stream.load_documents(raw), require_model=require_model)

@@ -18,6 +18,7 @@ from app.schemas import api as schemas
 from app.schemas.fields import AnnotationValue, StrictBoolean, StrictInteger
 
 from .examples import error_examples
+from .openapi_catalog import catalog_operations
 from .openapi_paths import (
     JSON,
     REQUEST_ID_HEADER,
@@ -78,6 +79,7 @@ def _new_spec(max_body_bytes: int, max_runtimes: int) -> APISpec:
         },
         tags=[
             {"name": "ranking", "description": "What OME would select, and why."},
+            {"name": "clusters", "description": "Stored catalogs of clusters, asked by name."},
             {"name": "operations", "description": "Probes and metrics for operators."},
             {"name": "documentation", "description": "This description, raw and rendered."},
         ],
@@ -120,6 +122,18 @@ def _add_components(spec: APISpec, max_runtimes: int) -> None:
             "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]},
         },
     )
+    components.header(
+        "WWW-Authenticate",
+        {
+            "description": "`Bearer`: send `Authorization: Bearer <token>`.",
+            "schema": {"type": "string"},
+        },
+    )
+    components.header(
+        "Retry-After",
+        {"description": "Seconds to wait before trying again.", "schema": {"type": "string"}},
+    )
+    components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     components.header(
         "Allow",
         {"description": "The methods the path serves.", "schema": {"type": "string"}},
@@ -259,6 +273,39 @@ def _add_components(spec: APISpec, max_runtimes: int) -> None:
             "RuntimeIncompatible",
         ),
         **{code: error_response(description, code) for code, description in SERVER_ERRORS.items()},
+        "Unauthorized": error_response(
+            "`Unauthorized`: no token, an unknown one, or no token file configured.",
+            "Unauthorized",
+            headers={"WWW-Authenticate": "WWW-Authenticate"},
+        ),
+        "Forbidden": error_response(
+            "`Forbidden`: the token may not read (or write, create, delete) this cluster.",
+            "Forbidden",
+        ),
+        "PreconditionFailed": error_response(
+            "`PreconditionFailed`: `If-Match` is not the cluster's current ETag.",
+            "PreconditionFailed",
+        ),
+        "StoreUnavailable": error_response(
+            "`StoreUnavailable`: the catalog store cannot be reached; retry after `Retry-After`.",
+            "StoreUnavailable",
+            headers={"Retry-After": "Retry-After"},
+        ),
+        "CatalogNotFound": error_response(
+            "`ClusterNotFound`, `ObjectNotFound`, `ModelNotFound` (OME's model lookup), "
+            "`InferenceServiceNotFound`; `RuntimeNotFound` from `select`.",
+            "ClusterNotFound",
+            "ObjectNotFound",
+            "ModelNotFound",
+            "InferenceServiceNotFound",
+            "RuntimeNotFound",
+        ),
+        "CatalogUnprocessable": error_response(
+            "`InvalidDocument` (the object's place in the body, then its field) or "
+            "`LimitExceeded` (objects per cluster, clusters per service).",
+            "InvalidDocument",
+            "LimitExceeded",
+        ),
     }.items():
         components.response(name, response)
 
@@ -289,6 +336,8 @@ SERVER_ERROR_STATUSES = {
 
 def _with_server_errors(operations: dict[str, dict]) -> dict[str, dict]:
     for operation in operations.values():
+        if not isinstance(operation, dict) or "responses" not in operation:
+            continue
         responses = operation["responses"]
         for name, status in SERVER_ERROR_STATUSES.items():
             responses.setdefault(status, name)
@@ -299,8 +348,10 @@ def build_spec(max_body_bytes: int, max_runtimes: int) -> dict[str, Any]:
     """The OpenAPI document for a deployment with these request limits."""
     spec = _new_spec(max_body_bytes, max_runtimes)
     _add_components(spec, max_runtimes)
-    for path, operations in {**ranking_operations(), **service_operations()}.items():
-        spec.path(path=path, operations=_with_server_errors(operations))
+    paths = {**ranking_operations(), **catalog_operations(), **service_operations()}
+    for path, operations in paths.items():
+        parameters = operations.pop("parameters", None)
+        spec.path(path=path, operations=_with_server_errors(operations), parameters=parameters)
     document = spec.to_dict()
     runtimes = document["components"]["schemas"]["RankRequest"]["properties"]["runtimes"]
     runtimes["maxItems"] = max_runtimes  # more is a 413 PayloadTooLarge

@@ -55,29 +55,37 @@ RANK_OUTPUTS = (
 )
 
 
-def _content_type() -> str:
+def content_type() -> str:
     return request.mimetype or "application/json"
 
 
-def _read_json(raw: bytes) -> manifests.ManifestStream:
+def decoded_json(raw: bytes) -> dict | list:
+    """A JSON body (400 when it does not parse)."""
+    try:
+        return decoding.decode_json_body(raw)
+    except decoding.MalformedRequest as error:
+        raise MalformedRequest(str(error)) from None
+
+
+def _read_json(raw: bytes, require_model: bool) -> manifests.ManifestStream:
     """SPEC §15: a JSON object with a top-level ``kind`` is a manifest (one object or a
     ``kind: List``), an array a list of manifests; any other object is the request itself."""
     data = decoding.decode_json_body(raw)
     if isinstance(data, list):
-        return manifests.read_stream(data, "array item", first=0)
+        return manifests.read_stream(data, "array item", 0, require_model=require_model)
     if "kind" in data:
-        return manifests.read_stream([data], "manifest")
+        return manifests.read_stream([data], "manifest", require_model=require_model)
     return manifests.ManifestStream(request=data)
 
 
-def _decoded_body(raw: bytes) -> manifests.ManifestStream:
+def decoded_body(raw: bytes, require_model: bool = True) -> manifests.ManifestStream:
     """The request body, from JSON or a kubectl-style YAML stream."""
-    mimetype = _content_type()
+    mimetype = content_type()
     try:
         if mimetype in JSON_TYPES or mimetype.endswith("+json"):
-            return _read_json(raw)
+            return _read_json(raw, require_model)
         if mimetype in YAML_TYPES:
-            return manifests.read_yaml_stream(raw)
+            return manifests.read_yaml_stream(raw, require_model=require_model)
     except decoding.MalformedRequest as error:
         raise MalformedRequest(str(error)) from None
     except manifests.ModelNotInStream as error:
@@ -90,7 +98,7 @@ def _decoded_body(raw: bytes) -> manifests.ManifestStream:
 def load_request(raw: bytes) -> RankRequest:
     """Decode and validate the request body; leaves ``g.runtime_count`` for the log and
     metrics. Raises the 400/413/415/422 errors, which are never cached."""
-    stream = _decoded_body(raw)
+    stream = decoded_body(raw)
     deadline.check()  # each stage is linear in the body; check between them
     body = stream.request
     runtime_docs = body.get("runtimes")
@@ -132,7 +140,7 @@ def cached_answer(
         raw,
         endpoint=endpoint,
         output=output,
-        content_type=_content_type(),
+        content_type=content_type(),
         namespace=request.args.get("namespace"),
         ome_version=request.args.get("omeVersion"),
         model_cache_provider=request.args.get("modelCacheProvider"),
@@ -156,6 +164,16 @@ def cached_answer(
     return Response(answer.body, status=answer.status, content_type=answer.content_type)
 
 
+@bp.before_request
+def _stateless_access() -> None:
+    """SPEC §17: the stateless endpoints stay open unless OME_RANKER_AUTH_STATELESS=true, which
+    asks any known token of them."""
+    if current_app.config["AUTH_STATELESS"]:
+        from .access import caller
+
+        caller()
+
+
 @bp.after_request
 def _cache_header(response: Response) -> Response:
     result = g.get("cache_result")
@@ -168,10 +186,10 @@ def _model_not_ready(ranking: Ranking) -> CachedAnswer | None:
     error = ranking.error
     if error is None or error.code != ModelNotReady.code:
         return None
-    return _error_answer(ModelNotReady(error.message, hint=MODEL_NOT_READY_HINT))
+    return error_answer(ModelNotReady(error.message, hint=MODEL_NOT_READY_HINT))
 
 
-def _rank_answer(ranking: Ranking, output: str) -> CachedAnswer:
+def rank_answer(ranking: Ranking, output: str) -> CachedAnswer:
     # SPEC §15: both endpoints refuse a model that is not Ready; OME's other errors are a 200
     # ranking on /v1/rank.
     refused = _model_not_ready(ranking)
@@ -185,32 +203,37 @@ def _rank_answer(ranking: Ranking, output: str) -> CachedAnswer:
     return CachedAnswer(200, JSON_MIME, to_json(body))
 
 
-def _error_answer(error: ApiError) -> CachedAnswer:
+def error_answer(error: ApiError) -> CachedAnswer:
     response = error_response(error.status, error.code, error.message, **error.details)
     return CachedAnswer(response.status_code, response.content_type, response.get_data())
 
 
-def _select_answer(ranking: Ranking) -> CachedAnswer:
+def select_answer(ranking: Ranking) -> CachedAnswer:
     # OME's own errors are answers about the inputs, cached like a 200 (SPEC §7, §15).
     refused = _model_not_ready(ranking)
     if refused is not None:
         return refused
     error = ranking.error
     if error is not None:
-        return _error_answer(SELECTION_ERRORS[error.code](error.message))
+        return error_answer(SELECTION_ERRORS[error.code](error.message))
     if ranking.selected is None:
-        return _error_answer(NoRuntimeFound(ranking.message, excluded=excluded_reasons(ranking)))
+        return error_answer(NoRuntimeFound(ranking.message, excluded=excluded_reasons(ranking)))
     return CachedAnswer(200, JSON_MIME, to_json(select_body(ranking)))
+
+
+def wanted_output() -> str:
+    """JSON (the default), the text table or YAML, by ``Accept``."""
+    wanted = request.accept_mimetypes.best_match(RANK_OUTPUTS, default=JSON_MIME)
+    if wanted in YAML_TYPES:
+        return OUTPUT_YAML
+    return OUTPUT_TEXT if wanted == "text/plain" else OUTPUT_JSON
 
 
 @bp.post("/v1/rank")
 def rank() -> Response:
     """The whole ranking, as JSON, the explain table, or YAML (``Accept``)."""
-    wanted = request.accept_mimetypes.best_match(RANK_OUTPUTS, default=JSON_MIME)
-    output = OUTPUT_TEXT if wanted == "text/plain" else OUTPUT_JSON
-    if wanted in YAML_TYPES:
-        output = OUTPUT_YAML
-    response = cached_answer("rank", output, lambda ranking: _rank_answer(ranking, output))
+    output = wanted_output()
+    response = cached_answer("rank", output, lambda ranking: rank_answer(ranking, output))
     response.headers["Vary"] = "Accept"  # one URL, three representations
     return response
 
@@ -218,4 +241,4 @@ def rank() -> Response:
 @bp.post("/v1/select")
 def select() -> Response:
     """Only the runtime OME would use, or the error OME would report."""
-    return cached_answer("select", OUTPUT_JSON, _select_answer)
+    return cached_answer("select", OUTPUT_JSON, select_answer)

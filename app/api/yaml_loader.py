@@ -343,7 +343,15 @@ _INDICATOR = rb"\s\[\]{},:?'\"|>-"  # wider than where YAML lets a token begin, 
 _UNSURE = [
     # `@`, `` ` ``, `%`, `]`, `}` cannot begin a scalar: PyYAML refuses, ryml takes it. `%` at the
     # start of a line is a directive (`%YAML`, `%TAG`). (`[]` and `{}` do not match.)
-    *(_token_start(char, rb"\s,:?'\"|>-") for char in (b"@", b"`", b"%", b"]", b"}")),
+    *(_token_start(char, rb"\s,:?'\"|>-") for char in (b"@", b"`", b"%")),
+    *(_token_start(char, rb"\s,:?|>-") for char in (b"]", b"}")),
+    # The same after a quoted scalar that begins a token on the same line (`'x']`); a quote
+    # inside a plain scalar (`fieldPath: metadata.labels['ome.io/name']`, in most of OME's
+    # runtimes) is not one.
+    (b"]", re.compile(rb"(?:^|(?<=[\s,:?-]))'[^'\n]*'[\]}]", re.MULTILINE)),
+    (b"}", re.compile(rb"(?:^|(?<=[\s,:?-]))'[^'\n]*'[\]}]", re.MULTILINE)),
+    (b"]", re.compile(rb'(?:^|(?<=[\s,:?-]))"(?:[^"\\\n]|\\.)*"[\]}]', re.MULTILINE)),
+    (b"}", re.compile(rb'(?:^|(?<=[\s,:?-]))"(?:[^"\\\n]|\\.)*"[\]}]', re.MULTILINE)),
     # A flow collection with something in it (`[]` and `{}` are fine): ryml misreads some (a
     # comment or a line break in a flow mapping's value stays in the value), YAML 1.1 reads
     # others otherwise (`[?x]` is a mapping there). `={{.Name}}` in a string does not match.
@@ -362,6 +370,15 @@ _PROPERTY_BITS = ryml.KEYTAG | ryml.VALTAG | ryml.KEYANCH | ryml.VALANCH | ryml.
 _DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
 
 
+# A quoted scalar that begins a token and ends on its line: its content is literal text to both
+# parsers, so the token checks below look at the bytes with it emptied (`"{% if x %}"` -> `""`),
+# which keeps the quotes for the quote-then-bracket rules. One alternation of disjoint first
+# characters per quote style, no nested repetition: linear.
+_QUOTED_TOKEN = re.compile(
+    rb"""(?:^|(?<=[\s,\[{-]))(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')""", re.MULTILINE
+)
+
+
 def _unsure(raw: bytes) -> bool:
     """Could ryml read these bytes otherwise than the PyYAML path does? (True: do not ask it.)"""
     unusual = raw.translate(None, _PRINTABLE_ASCII)
@@ -375,6 +392,8 @@ def _unsure(raw: bytes) -> bool:
         return True  # YAML 1.1 wants `---` before a document that follows `...`; 1.2 does not
     if not raw.endswith(b"\n") and (b"|" in raw or b">" in raw):
         return True  # ryml ends a block scalar that ends the body with a line break
+    if b'"' in raw or b"'" in raw:
+        raw = _QUOTED_TOKEN.sub(lambda match: match.group(0)[:1] * 2, raw)
     return any(char in raw and pattern.search(raw) for char, pattern in _UNSURE)
 
 

@@ -28,10 +28,12 @@ from app.selection.ranking import target_namespace
 
 RANKING_KEYSPACE = "rank"
 REQUEST_KEYSPACE = "req"
+CATALOG_KEYSPACE = "cat"  # answers about a stored catalog, keyed by its uid and generation
 MIGRATIONS_KEY = "migrations"  # hash: migration id -> when and what it did (migrations/)
 MIGRATIONS_LOCK_KEY = "migrations:lock"
 ENTRY_KEY = re.compile(
-    rf"(?P<space>{RANKING_KEYSPACE}|{REQUEST_KEYSPACE}):v(?P<rules>\d+):[0-9a-f]{{64}}\Z"
+    rf"(?P<space>{RANKING_KEYSPACE}|{REQUEST_KEYSPACE}|{CATALOG_KEYSPACE})"
+    rf":v(?P<rules>\d+):[0-9a-f]{{64}}\Z"
 )
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -181,3 +183,10 @@ def request_key(
     digest.update(b"\n")  # never in the ASCII-escaped head: the body starts unambiguously
     digest.update(body)
     return entry_key(prefix, REQUEST_KEYSPACE, digest.hexdigest())
+
+
+def catalog_key(prefix: str, cluster: str, uid: str, generation: int, question: list) -> str:
+    """Key of an answer about a stored catalog (SPEC §17 "Fast"): a write makes a new generation,
+    and a cluster deleted and created again a new uid, so every older answer is unreachable."""
+    digest = hashlib.sha256(_dumps([RULES_VERSION, cluster, uid, generation, *question]))
+    return entry_key(prefix, CATALOG_KEYSPACE, digest.hexdigest())

@@ -41,6 +41,14 @@ ERROR_CODES = (
     "HeadersTooLarge",
     "ExpectationFailed",
     "UnsupportedTransferCoding",
+    "Unauthorized",
+    "Forbidden",
+    "ClusterNotFound",
+    "ObjectNotFound",
+    "InferenceServiceNotFound",
+    "PreconditionFailed",
+    "LimitExceeded",
+    "StoreUnavailable",
     "InternalError",
     "HttpError",  # any other HTTP error werkzeug raises (none is known to reach a client)
 )
@@ -205,6 +213,10 @@ class ErrorDetailSchema(Schema):
         keys=fields.String(),
         values=fields.String(),
         metadata=_doc("NoRuntimeFound: each excluded runtime's name to its reason."),
+    )
+    generation = fields.Integer(
+        allow_none=True,
+        metadata=_doc("PreconditionFailed: the cluster's current generation (null: no cluster)."),
     )
     hint = fields.String(
         metadata=_doc("ModelNotReady: what fills the model's format, and what to do meanwhile.")

@@ -274,8 +274,12 @@ class RuntimeRefSchema(NameRefSchema):
     kind = opt_str()
 
 
+class ModelRefKindSchema(NameRefSchema):
+    kind = opt_str()
+
+
 class IsvcSpecSchema(_Lenient):
-    model = opt_nested(NameRefSchema)
+    model = opt_nested(ModelRefKindSchema)
     runtime = opt_nested(RuntimeRefSchema)
     deployment_mode = opt_str(data_key="deploymentMode")
     accelerator_selector = opt_nested(AcceleratorSelectorSchema, data_key="acceleratorSelector")
@@ -313,6 +317,7 @@ class InferenceServiceDocumentSchema(_Lenient):
             runtime_name=_field(spec["runtime"], "name"),
             runtime_kind=_field(spec["runtime"], "kind"),
             model_name=_field(spec["model"], "name"),
+            model_kind=_field(spec["model"], "kind"),
             deployment_mode=spec["deployment_mode"],
             has_engine=engine is not None,
             engine_mode_annotation=_mode_annotation(engine),

@@ -11,7 +11,7 @@ from marshmallow import Schema, ValidationError
 from packaging.version import InvalidVersion, Version
 
 from app.errors import InvalidDocument, MalformedRequest
-from app.selection.documents import OtherObject, RankRequest, RepeatedObject
+from app.selection.documents import Model, OtherObject, RankRequest, RepeatedObject
 
 from .documents import (
     inference_service_document_schema,
@@ -54,7 +54,7 @@ def flatten_messages(messages: Any, path: str, out: dict[str, list[str]]) -> Non
         out.setdefault(path, []).append(str(messages))
 
 
-def _load_document(schema: Schema, value: Any, path: str, errors: dict[str, list[str]]):
+def load_document(schema: Schema, value: Any, path: str, errors: dict[str, list[str]]):
     if not isinstance(value, dict):
         errors[path] = ["Not an object."]
         return None
@@ -79,15 +79,19 @@ def load_rank_request(
     query: Mapping[str, str],
     others: tuple[OtherObject, ...] = (),
     repeated: tuple[RepeatedObject, ...] = (),
+    stored_model: Model | None = None,
 ) -> RankRequest:
     """Validate a decoded request body into the selection's ``RankRequest``.
 
     Raises ``MalformedRequest`` for the wrong top-level shape and ``InvalidDocument``
     for anything wrong inside a document; all document errors are reported at once.
     ``others`` and ``repeated`` are what a manifest stream held besides the request (SPEC §15).
+    ``stored_model`` stands in for a body without ``model`` (a catalog's model, SPEC §17).
     """
     model_doc = body.get("model")
-    if not isinstance(model_doc, dict):
+    if model_doc is None and stored_model is not None:
+        model_doc = stored_model
+    elif not isinstance(model_doc, dict):
         raise MalformedRequest("'model' is required and must be an object")
     runtime_docs = body.get("runtimes")
     if not isinstance(runtime_docs, list):
@@ -101,16 +105,19 @@ def load_rank_request(
     cache_provider = _optional_string(body, query, "modelCacheProvider")
 
     errors: dict[str, list[str]] = {}
-    model = _load_document(model_document_schema, model_doc, "model", errors)
+    if isinstance(model_doc, Model):
+        model = model_doc
+    else:
+        model = load_document(model_document_schema, model_doc, "model", errors)
     runtimes = [load_runtime(item) for item in runtime_docs]
     for index, runtime in enumerate(runtimes):
         if runtime is None:  # not the plain, valid case: marshmallow decides and explains
             item = runtime_docs[index]
             path = f"runtimes[{index}]"
-            runtimes[index] = _load_document(runtime_document_schema, item, path, errors)
+            runtimes[index] = load_document(runtime_document_schema, item, path, errors)
     isvc = None
     if isvc_doc is not None:
-        isvc = _load_document(
+        isvc = load_document(
             inference_service_document_schema, isvc_doc, "inferenceService", errors
         )
     if ome_version is None:

@@ -152,6 +152,7 @@ class InferenceService:
     # spec.runtime.kind as written; None when absent (the CRD default ClusterServingRuntime).
     runtime_kind: str | None = None
     model_name: str | None = None
+    model_kind: str | None = None  # spec.model.kind: where a stored catalog finds the model
     deployment_mode: str | None = None
     has_engine: bool = False
     engine_mode_annotation: str | None = None

@@ -600,3 +600,38 @@ def test_yaml_stream_loads_with_this_loader_and_shares_its_bounds():
     assert [runtime["kind"] for runtime in request["runtimes"]] == [
         runtime["kind"] for runtime in manifests.rank_request_body(3)["runtimes"]
     ]
+
+
+OME_RUNTIME_LINES = b"""\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: srt-x
+spec:
+  engineConfig:
+    runner:
+      env:
+        - name: ISVC
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.labels['ome.io/inferenceservice']
+      args:
+        - "{% if messages[0]['role'] == 'system' %}{{ x }}{% endif %}"
+        - '--compilation-config={"mode":"FULL","custom_ops":["all"]}'
+"""
+
+
+def test_the_quirks_of_ome_s_own_runtimes_take_the_fast_path():
+    """Brackets and braces inside quoted scalars, or a quote inside a plain scalar, are text to
+    both parsers: OME's shipped runtimes are full of them and must not fall back."""
+    fast = yaml_loader._fast_documents(OME_RUNTIME_LINES)
+    assert fast is not None
+    assert fast == yaml_loader._pyyaml_documents(OME_RUNTIME_LINES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"a: 'x']\n", b'a: "x"}\n', b"- 'x']\n", b"a: [b, 'c']\n", b'a: {b: "c"}\n'],
+)
+def test_a_quoted_token_followed_by_a_bracket_still_falls_back(text):
+    assert yaml_loader._unsure(text)

@@ -195,6 +195,7 @@ LAYOUT_V1 = {
         "runtime_name: str | None",
         "runtime_kind: str | None",
         "model_name: str | None",
+        "model_kind: str | None",
         "deployment_mode: str | None",
         "has_engine: bool",
         "engine_mode_annotation: str | None",

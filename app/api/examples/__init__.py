@@ -101,6 +101,27 @@ def error_examples(max_runtimes: int) -> dict[str, dict[str, Any]]:
         "ModelNotFound": error(
             "ModelNotFound", "No BaseModel or ClusterBaseModel with the name: llama-3-2-90b"
         ),
+        "Unauthorized": error("Unauthorized", "send Authorization: Bearer <token>"),
+        "Forbidden": error("Forbidden", "token ci-prod-east may not read cluster staging"),
+        "ClusterNotFound": error("ClusterNotFound", "cluster prod-west not found"),
+        "ObjectNotFound": error(
+            "ObjectNotFound",
+            "ServingRuntime team-llama in namespace llama-demo not found in cluster prod-east",
+        ),
+        "InferenceServiceNotFound": error(
+            "InferenceServiceNotFound", "InferenceService chat not found in namespace llama-demo"
+        ),
+        "PreconditionFailed": error(
+            "PreconditionFailed",
+            "If-Match does not name the cluster's current generation (7)",
+            generation=7,
+        ),
+        "LimitExceeded": error(
+            "LimitExceeded", "the service holds 100 clusters already (OME_RANKER_MAX_CLUSTERS)"
+        ),
+        "StoreUnavailable": error(
+            "StoreUnavailable", "the catalog store is unavailable; try again"
+        ),
         "RequestTimeout": error(
             "RequestTimeout", "the request was not received in full within 10 seconds"
         ),

@@ -1,0 +1,148 @@
+"""What every catalog route (SPEC §17) shares: the caller's token, the store and its errors,
+``ETag`` / ``If-Match`` / ``If-None-Match`` on the cluster's generation."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+from flask import Response, current_app, g, request
+
+from app import errors
+from app.auth import Token
+from app.catalog import get_access, get_store
+from app.store import (
+    ClusterInfo,
+    ClusterNotFound,
+    LimitExceeded,
+    PreconditionFailed,
+    StoreError,
+    StoreUnavailable,
+)
+from app.store.records import check_cluster_name
+
+log = logging.getLogger("app.catalog")
+T = TypeVar("T")
+
+
+def caller() -> Token:
+    """The request's token, or 401 (none sent, unknown, or no token file configured)."""
+    access = get_access()
+    token = access.identify(request.headers.get("Authorization"))
+    if token is None:
+        if not access.configured:
+            raise errors.Unauthorized(
+                "catalogs need a token: this service has no token file "
+                "(OME_RANKER_TOKENS_FILE) and OME_RANKER_AUTH is not none"
+            )
+        raise errors.Unauthorized("send Authorization: Bearer <token>")
+    g.token_name = token.name  # for the request's log line, never the secret
+    return token
+
+
+def cluster_name(cluster: str) -> str:
+    try:
+        return check_cluster_name(cluster)
+    except ValueError:
+        raise errors.MalformedRequest(
+            f"cluster names are DNS-1123 labels ([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 "
+            f"characters), got {cluster[:80]!r}"
+        ) from None
+
+
+def may_read(cluster: str) -> Token:
+    token = caller()
+    if not token.can_read(cluster):
+        raise errors.Forbidden(f"token {token.name} may not read cluster {cluster}")
+    return token
+
+
+def may_write(cluster: str) -> Token:
+    token = caller()
+    if not token.can_write(cluster):
+        raise errors.Forbidden(f"token {token.name} may not write cluster {cluster}")
+    return token
+
+
+def store_errors(view: Callable[..., T]) -> Callable[..., T]:
+    """The store's errors as the API's: 404, 412, 422, and 503 with ``Retry-After``."""
+
+    @wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> T:
+        try:
+            return view(*args, **kwargs)
+        except ClusterNotFound:
+            raise errors.ClusterNotFound(f"cluster {kwargs.get('cluster')} not found") from None
+        except PreconditionFailed as error:
+            current = error.current_generation
+            raise errors.PreconditionFailed(
+                "If-Match does not name the cluster's current generation"
+                + ("" if current is None else f" ({current})"),
+                generation=current,
+            ) from None
+        except LimitExceeded as error:
+            raise errors.LimitExceeded(str(error)) from None
+        except StoreUnavailable as error:
+            log.warning("catalog store unavailable: %s", error)
+            raise errors.StoreUnavailable("the catalog store is unavailable; try again") from None
+        except StoreError as error:  # pragma: no cover - every kind is handled above
+            raise errors.StoreUnavailable(str(error)) from None
+
+    return wrapped
+
+
+def etag(info: ClusterInfo) -> str:
+    return f'"{info.generation}"'
+
+
+def if_match() -> int | None:
+    """The generation a write is conditional on (``If-Match: "<generation>"``), or None."""
+    raw = request.headers.get("If-Match")
+    if raw is None or raw.strip() == "*":
+        return None
+    value = raw.strip().removeprefix("W/").strip('"')
+    if not value.isdigit():
+        return -1  # matches no generation: 412
+    return int(value)
+
+
+def not_modified(info: ClusterInfo) -> Response | None:
+    """304 for a read whose ``If-None-Match`` names the current generation."""
+    wanted = request.headers.get("If-None-Match")
+    if wanted is None:
+        return None
+    tags = {tag.strip().removeprefix("W/") for tag in wanted.split(",")}
+    if etag(info) in tags or "*" in tags:
+        response = Response(status=304)
+        response.headers["ETag"] = etag(info)
+        return response
+    return None
+
+
+def info_or_404(cluster: str) -> ClusterInfo:
+    info = get_store().get_info(cluster)
+    if info is None:
+        raise ClusterNotFound(cluster)
+    return info
+
+
+def log_write(token: Token, cluster: str, action: str, info: ClusterInfo | None) -> None:
+    """SPEC §17: every write logged with token, cluster, generation and counts."""
+    log.info(
+        "catalog write",
+        extra={
+            "fields": {
+                "token": token.name,
+                "cluster": cluster,
+                "action": action,
+                "generation": None if info is None else info.generation,
+                "counts": None if info is None else info.counts,
+            }
+        },
+    )
+
+
+def max_objects() -> int:
+    return current_app.config["MAX_OBJECTS_PER_CLUSTER"]

@@ -1,0 +1,287 @@
+"""Answers by name from a stored catalog (SPEC §17): ``rank`` and ``select`` for a model or an
+InferenceService, the same with a request's manifests laid over the catalog, and every
+InferenceService's outcome (``selections``). Answers about a catalog are cached under its uid
+and generation, so a write makes every older answer unreachable at once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, current_app, g, request
+
+from app import deadline, errors
+from app.cache import HIT, CachedAnswer, get_ranking_cache, keys
+from app.catalog import get_store
+from app.schemas.requests import load_rank_request
+from app.selection.catalog import (
+    SelectionRow,
+    find_inference_service,
+    find_model,
+    model_not_found,
+    overlay,
+    selections,
+)
+from app.selection.documents import RankRequest
+from app.selection.ranking import target_namespace
+from app.store import CatalogDocuments
+
+from .access import cluster_name, etag, may_read, not_modified, store_errors
+from .body import read_body
+from .rendering import TABLE_PADDING, to_json, to_yaml
+from .views import (
+    JSON_MIME,
+    OUTPUT_JSON,
+    OUTPUT_TEXT,
+    OUTPUT_YAML,
+    TEXT_MIME,
+    YAML_MIME,
+    compute_ranking,
+    decoded_body,
+    rank_answer,
+    select_answer,
+    wanted_output,
+)
+
+bp = Blueprint("cluster_answers", __name__)
+SELECTION_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "RUNTIME", "SCOPE", "MESSAGE")
+
+
+def _documents(cluster: str) -> CatalogDocuments:
+    documents = get_store().read_documents(cluster)
+    if documents is None:
+        raise errors.ClusterNotFound(f"cluster {cluster} not found")
+    return documents
+
+
+def _cached(
+    documents: CatalogDocuments, question: list, compute: Callable[[], CachedAnswer]
+) -> Response:
+    """The answer to ``question`` about this generation of the catalog, from the ranking cache
+    when it holds it (SPEC §16, §17)."""
+    info = documents.info
+    cache = get_ranking_cache(current_app)
+    session = cache.session(bypass=bool(request.cache_control.no_cache))
+    key = keys.catalog_key(cache.prefix, info.name, info.uid, info.generation, question)
+    found = session.lookup(key)
+    if found is None:
+        found = compute()
+        session.store({key: found}, fresh=True)
+    g.cache_result = session.result
+    if found.status >= 400 and session.result == HIT:
+        g.error_code = json.loads(found.body)["error"]["code"]
+    response = Response(found.body, status=found.status, content_type=found.content_type)
+    response.headers["ETag"] = etag(info)
+    response.headers["X-Cache"] = session.result
+    return response
+
+
+def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
+    """``?model=<name>`` (with ``?namespace=``, ``?modelKind=``) or
+    ``?inferenceService=<namespace>/<name>``: the request the stored objects make."""
+    settings = documents.info.settings
+    args = request.args
+    isvc = None
+    namespace = args.get("namespace") or None
+    if "inferenceService" in args:
+        where, _, name = args["inferenceService"].rpartition("/")
+        where = where or namespace or "default"
+        isvc = find_inference_service(documents.inference_services, where, name)
+        if isvc is None:
+            raise errors.InferenceServiceNotFound(
+                f"InferenceService {name} not found in namespace {where}"
+            )
+        if not isvc.model_name:
+            raise errors.ModelNotFound(f"InferenceService {name} names no model")
+        model = find_model(documents.models, isvc.model_name, where, isvc.model_kind)
+        if model is None:
+            raise errors.ModelNotFound(model_not_found(isvc.model_name))
+    elif args.get("model"):
+        model = find_model(documents.models, args["model"], namespace, args.get("modelKind"))
+        if model is None:
+            raise errors.ModelNotFound(model_not_found(args["model"]))
+    else:
+        raise errors.MalformedRequest("name ?model=<name> or ?inferenceService=<namespace>/<name>")
+    return RankRequest(
+        model,
+        documents.runtimes,
+        isvc,
+        namespace=namespace,
+        ome_version=settings.ome_version,
+        model_cache_provider=settings.model_cache_provider,
+    )
+
+
+def _question(endpoint: str, output: str) -> list:
+    args = request.args
+    return [
+        endpoint,
+        output,
+        *(args.get(name) for name in ("model", "modelKind", "namespace", "inferenceService")),
+    ]
+
+
+def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
+    cluster = cluster_name(cluster)
+    may_read(cluster)
+    documents = _documents(cluster)
+    unchanged = not_modified(documents.info)
+    if unchanged is not None:
+        return unchanged
+
+    def compute() -> CachedAnswer:
+        return render(compute_ranking(_rank_request_by_name(documents)))
+
+    return _cached(documents, _question(endpoint, output), compute)
+
+
+@bp.get("/v1/clusters/<cluster>/rank")
+@store_errors
+def rank_by_name(cluster: str) -> Response:
+    output = wanted_output()
+    response = _by_name(cluster, "rank", output, lambda r: rank_answer(r, output))
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+@bp.get("/v1/clusters/<cluster>/select")
+@store_errors
+def select_by_name(cluster: str) -> Response:
+    return _by_name(cluster, "select", OUTPUT_JSON, select_answer)
+
+
+def _overlaid(cluster: str, render) -> Response:
+    """A request's manifests over the stored catalog: nothing is stored (SPEC §17)."""
+    cluster = cluster_name(cluster)
+    may_read(cluster)
+    documents = _documents(cluster)
+    settings = documents.info.settings
+    stream = decoded_body(read_body(), require_model=False)
+    deadline.check()
+    stored_model = None
+    if "model" not in stream.request:
+        name = request.args.get("model")
+        if not name:
+            raise errors.MalformedRequest("the body holds no model: name a stored one with ?model=")
+        stored_model = find_model(
+            documents.models, name, request.args.get("namespace"), request.args.get("modelKind")
+        )
+        if stored_model is None:
+            raise errors.ModelNotFound(model_not_found(name))
+    query = {"omeVersion": settings.ome_version, **request.args.to_dict()}
+    if settings.model_cache_provider is not None:
+        query.setdefault("modelCacheProvider", settings.model_cache_provider)
+    given = load_rank_request(
+        stream.request, query, stream.others, stream.repeated, stored_model=stored_model
+    )
+    runtimes = overlay(documents.runtimes, given.runtimes, target_namespace(given))
+    combined = RankRequest(
+        given.model,
+        tuple(runtimes),
+        given.inference_service,
+        given.namespace,
+        given.ome_version,
+        given.model_cache_provider,
+        given.others,
+        given.repeated,
+    )
+    found = render(compute_ranking(combined))
+    response = Response(found.body, status=found.status, content_type=found.content_type)
+    response.headers["ETag"] = etag(documents.info)
+    response.headers["X-Cache"] = "miss"
+    return response
+
+
+@bp.post("/v1/clusters/<cluster>/rank")
+@store_errors
+def rank_overlaid(cluster: str) -> Response:
+    output = wanted_output()
+    response = _overlaid(cluster, lambda ranking: rank_answer(ranking, output))
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+@bp.post("/v1/clusters/<cluster>/select")
+@store_errors
+def select_overlaid(cluster: str) -> Response:
+    return _overlaid(cluster, select_answer)
+
+
+# --- selections -------------------------------------------------------------------------------
+
+
+def selection_body(row: SelectionRow) -> dict[str, Any]:
+    selected = row.selected
+    return {
+        "namespace": row.namespace,
+        "name": row.name,
+        "model": row.model,
+        "runtime": None
+        if selected is None
+        else {"name": selected.name, "scope": selected.scope, "explicit": selected.explicit},
+        "message": row.message,
+        "error": row.error,
+    }
+
+
+def selections_table(rows: list[SelectionRow]) -> str:
+    """Columns as wide as their widest cell plus three spaces, the last one unpadded, ``-`` for
+    none: the explain table's layout."""
+    lines = [SELECTION_COLUMNS] + [
+        (
+            row.namespace,
+            row.name,
+            row.model or "-",
+            row.selected.name if row.selected else "-",
+            row.selected.scope if row.selected else "-",
+            row.message,
+        )
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in lines) + TABLE_PADDING for i in range(5)]
+    return "".join(
+        "".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
+        + line[5]
+        + "\n"
+        for line in lines
+    )
+
+
+def render_selections(rows: list[SelectionRow], output: str, extra: dict) -> CachedAnswer:
+    if output == OUTPUT_TEXT:
+        return CachedAnswer(200, TEXT_MIME, selections_table(rows).encode("utf-8", "replace"))
+    body = {**extra, "count": len(rows), "selections": [selection_body(r) for r in rows]}
+    if output == OUTPUT_YAML:
+        return CachedAnswer(200, YAML_MIME, to_yaml(body))
+    return CachedAnswer(200, JSON_MIME, to_json(body))
+
+
+@bp.get("/v1/clusters/<cluster>/selections")
+@store_errors
+def cluster_selections(cluster: str) -> Response:
+    cluster = cluster_name(cluster)
+    may_read(cluster)
+    documents = _documents(cluster)
+    unchanged = not_modified(documents.info)
+    if unchanged is not None:
+        return unchanged
+    output = wanted_output()
+    namespace = request.args.get("namespace") or None
+    settings = documents.info.settings
+
+    def compute() -> CachedAnswer:
+        rows = selections(
+            documents.models,
+            documents.runtimes,
+            documents.inference_services,
+            ome_version=settings.ome_version,
+            model_cache_provider=settings.model_cache_provider,
+            namespace=namespace,
+        )
+        extra = {"cluster": cluster, "generation": documents.info.generation}
+        return render_selections(rows, output, extra)
+
+    response = _cached(documents, ["selections", output, namespace], compute)
+    response.headers["Vary"] = "Accept"
+    return response

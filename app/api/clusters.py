@@ -1,0 +1,276 @@
+"""Clusters: settings and stored objects (SPEC §17). Writes are atomic and versioned; every
+answer carries ``ETag: "<generation>"``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, request
+from packaging.version import InvalidVersion, Version
+
+from app import errors
+from app.catalog import get_store
+from app.schemas.objects import load_object
+from app.selection.documents import OtherObject
+from app.store import ClusterInfo, ClusterSettings, StoredObject
+
+from . import decoding, manifests
+from .access import (
+    cluster_name,
+    etag,
+    if_match,
+    info_or_404,
+    log_write,
+    max_objects,
+    may_read,
+    may_write,
+    not_modified,
+    store_errors,
+)
+from .body import read_body
+from .rendering import to_json, to_yaml
+from .views import JSON_MIME, OUTPUT_YAML, YAML_MIME, decoded_json, wanted_output
+
+bp = Blueprint("clusters", __name__)
+SETTINGS_KEYS = {"omeVersion", "modelCacheProvider", "description"}
+
+
+def info_body(info: ClusterInfo) -> dict[str, Any]:
+    settings = info.settings
+    return {
+        "name": info.name,
+        "omeVersion": settings.ome_version,
+        "modelCacheProvider": settings.model_cache_provider,
+        "description": settings.description,
+        "generation": info.generation,
+        "updatedAt": info.updated_at,
+        "counts": info.counts,
+    }
+
+
+def answer(body: Any, status: int = 200, info: ClusterInfo | None = None) -> Response:
+    """JSON, or YAML when ``Accept`` asks for it; with the cluster's ``ETag``."""
+    if wanted_output() == OUTPUT_YAML:
+        response = Response(to_yaml(body), status=status, content_type=YAML_MIME)
+    else:
+        response = Response(to_json(body), status=status, content_type=JSON_MIME)
+    if info is not None:
+        response.headers["ETag"] = etag(info)
+    return response
+
+
+def _settings(body: Any) -> ClusterSettings:
+    if not isinstance(body, dict):
+        raise errors.MalformedRequest("cluster settings must be a JSON object")
+    unknown = set(body) - SETTINGS_KEYS
+    if unknown:
+        raise errors.MalformedRequest(f"unknown settings: {', '.join(sorted(unknown))}")
+    problems: dict[str, list[str]] = {}
+    for key in SETTINGS_KEYS:
+        if body.get(key) is not None and not isinstance(body[key], str):
+            problems[key] = ["Not a valid string."]
+    version = body.get("omeVersion") or "1.3"
+    if "omeVersion" not in problems:
+        try:
+            Version(version)
+        except InvalidVersion:
+            problems["omeVersion"] = [f"Not a valid version: {version!r}."]
+    if problems:
+        raise errors.InvalidDocument(problems)
+    return ClusterSettings(version, body.get("modelCacheProvider"), body.get("description"))
+
+
+@bp.get("/v1/clusters")
+@store_errors
+def list_clusters() -> Response:
+    from .access import caller
+
+    token = caller()
+    infos = [info for info in get_store().list_infos() if token.can_read(info.name)]
+    return answer({"clusters": [info_body(info) for info in infos]})
+
+
+@bp.put("/v1/clusters/<cluster>")
+@store_errors
+def put_cluster(cluster: str) -> Response:
+    cluster = cluster_name(cluster)
+    token = may_write(cluster)
+    store = get_store()
+    body = decoded_json(read_body()) if request.content_length else {}
+    settings = _settings(body)
+    if store.get_info(cluster) is None and not token.can_manage:
+        raise errors.Forbidden(f"token {token.name} may not create clusters")
+    info, created = store.put_settings(cluster, settings, if_match=if_match())
+    log_write(token, cluster, "create" if created else "settings", info)
+    return answer(info_body(info), 201 if created else 200, info)
+
+
+@bp.get("/v1/clusters/<cluster>")
+@store_errors
+def get_cluster(cluster: str) -> Response:
+    cluster = cluster_name(cluster)
+    may_read(cluster)
+    info = info_or_404(cluster)
+    return not_modified(info) or answer(info_body(info), info=info)
+
+
+@bp.delete("/v1/clusters/<cluster>")
+@store_errors
+def delete_cluster(cluster: str) -> Response:
+    cluster = cluster_name(cluster)
+    token = may_write(cluster)
+    if not token.can_manage:
+        raise errors.Forbidden(f"token {token.name} may not delete clusters")
+    if not get_store().delete_cluster(cluster, if_match=if_match()):
+        raise errors.ClusterNotFound(f"cluster {cluster} not found")
+    log_write(token, cluster, "delete", None)
+    return Response(status=204)
+
+
+# --- objects ----------------------------------------------------------------------------------
+
+
+def _ignored(others: list[OtherObject]) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": other.kind,
+            "name": other.name,
+            "namespace": other.namespace,
+            "reason": f"{other.kind} is not read by runtime selection",
+        }
+        for other in sorted(others, key=lambda o: (o.namespace or "", o.name or "", o.kind))
+    ]
+
+
+def _objects_of_body() -> tuple[list[StoredObject], list[OtherObject], list[str]]:
+    """The body's objects validated (SPEC §1; 422 naming the object's place in the body), the
+    other kinds, and the warnings for objects given more than once (the last one wins)."""
+    raw = read_body()
+    try:
+        objects = manifests.collect(decoded_documents(raw))
+        read, others = manifests.split_objects(objects)
+    except decoding.MalformedRequest as error:
+        raise errors.MalformedRequest(str(error)) from None
+    if len(read) > max_objects():
+        raise errors.LimitExceeded(
+            f"the body holds {len(read)} objects; a cluster holds at most {max_objects()} "
+            "(OME_RANKER_MAX_OBJECTS_PER_CLUSTER)"
+        )
+    problems: dict[str, list[str]] = {}
+    stored: dict[tuple, StoredObject] = {}
+    counts: dict[tuple, int] = {}
+    for label, manifest in read:
+        loaded = load_object(manifest, label, problems)
+        if loaded is None:
+            continue
+        kept, document = loaded
+        item = StoredObject(manifest["kind"], document.namespace, document.name, kept, document)
+        stored[item.key] = item
+        counts[item.key] = counts.get(item.key, 0) + 1
+    if problems:
+        raise errors.InvalidDocument(problems)
+    warnings = [
+        f"{kind} {name} appears {count} times in the request; the last one is used"
+        for (kind, _, name), count in sorted(counts.items())
+        if count > 1
+    ]
+    return list(stored.values()), others, warnings
+
+
+def decoded_documents(raw: bytes) -> list:
+    """A body's documents: a YAML stream, or JSON (one object, a List, an array)."""
+    from .views import JSON_TYPES, YAML_TYPES, content_type
+
+    mimetype = content_type()
+    if mimetype in YAML_TYPES:
+        decoding.check_utf8(raw)
+        from .yaml_stream import load_documents
+
+        return load_documents(raw)
+    if mimetype in JSON_TYPES or mimetype.endswith("+json"):
+        data = decoding.decode_json_body(raw)
+        return data if isinstance(data, list) else [data]
+    raise errors.UnsupportedMediaType(
+        f"unsupported Content-Type {mimetype!r}: send application/json or application/yaml"
+    )
+
+
+def _write_answer(info: ClusterInfo, others: list[OtherObject], warnings: list[str]) -> Response:
+    body = {
+        "cluster": info.name,
+        "generation": info.generation,
+        "counts": info.counts,
+        "ignored": _ignored(others),
+        "warnings": warnings,
+    }
+    return answer(body, info=info)
+
+
+def _write_objects(cluster: str, action: str) -> Response:
+    cluster = cluster_name(cluster)
+    token = may_write(cluster)
+    info_or_404(cluster)
+    objects, others, warnings = _objects_of_body()
+    store = get_store()
+    write = store.replace_objects if action == "replace" else store.apply_objects
+    info = write(cluster, objects, if_match=if_match())
+    log_write(token, cluster, action, info)
+    return _write_answer(info, others, warnings)
+
+
+@bp.put("/v1/clusters/<cluster>/objects")
+@store_errors
+def replace_objects(cluster: str) -> Response:
+    """Replace every stored object with the body's."""
+    return _write_objects(cluster, "replace")
+
+
+@bp.post("/v1/clusters/<cluster>/objects")
+@store_errors
+def apply_objects(cluster: str) -> Response:
+    """Add or replace the body's objects (as kubectl apply would), leave the rest."""
+    return _write_objects(cluster, "apply")
+
+
+@bp.delete("/v1/clusters/<cluster>/objects/<kind>/<name>")
+@store_errors
+def delete_object(cluster: str, kind: str, name: str) -> Response:
+    cluster = cluster_name(cluster)
+    token = may_write(cluster)
+    info_or_404(cluster)
+    namespace = request.args.get("namespace") or None
+    if kind not in ("ClusterServingRuntime", "ClusterBaseModel") and namespace is None:
+        namespace = "default"
+    try:
+        info = get_store().delete_object(cluster, kind, namespace, name, if_match=if_match())
+    except ValueError as error:
+        raise errors.MalformedRequest(str(error)) from None
+    if info is None:
+        where = f" in namespace {namespace}" if namespace else ""
+        raise errors.ObjectNotFound(f"{kind} {name}{where} not found in cluster {cluster}")
+    log_write(token, cluster, "delete-object", info)
+    return answer(
+        {"cluster": cluster, "generation": info.generation, "counts": info.counts}, info=info
+    )
+
+
+@bp.get("/v1/clusters/<cluster>/objects")
+@store_errors
+def list_objects(cluster: str) -> Response:
+    cluster = cluster_name(cluster)
+    may_read(cluster)
+    info = info_or_404(cluster)
+    unchanged = not_modified(info)
+    if unchanged is not None:
+        return unchanged
+    catalog = get_store().read_catalog(cluster)
+    if catalog is None:
+        raise errors.ClusterNotFound(f"cluster {cluster} not found")
+    kind, namespace = request.args.get("kind"), request.args.get("namespace")
+    items = [
+        item.manifest
+        for item in catalog.objects
+        if (kind is None or item.kind == kind)
+        and (namespace is None or item.namespace == namespace)
+    ]
+    return answer({"apiVersion": "v1", "kind": "List", "items": items}, info=catalog.info)

@@ -1,0 +1,57 @@
+"""The service's stored catalogs (SPEC §17), bound to an app in ``create_app``: the store the
+settings ask for (Redis with ``REDIS_URL``, else a SQLite file) and the access control.
+
+Like the ranking cache, the store is built per app, so every gunicorn worker opens its own
+connections after the fork; nothing connects before the first catalog request.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+from flask import Flask, current_app
+
+from .auth import AccessControl, load_access_control
+from .store import CatalogStore
+from .store.redis import RedisCatalogStore
+from .store.sqlite import SqliteCatalogStore
+
+STORE_EXTENSION = "catalog_store"
+ACCESS_EXTENSION = "access_control"
+
+
+def build_store(config: Any) -> CatalogStore:
+    limits = {
+        "max_objects": config["MAX_OBJECTS_PER_CLUSTER"],
+        "max_clusters": config["MAX_CLUSTERS"],
+    }
+    if config["REDIS_URL"]:
+        return RedisCatalogStore.from_url(
+            config["REDIS_URL"],
+            prefix=f"{config['CACHE_PREFIX']}catalog:",
+            timeout=config["STORE_TIMEOUT_SECONDS"],
+            cluster=config["REDIS_CLUSTER"],
+            **limits,
+        )
+    path = config["STORE_PATH"]
+    if path is None:  # TestConfig: a file of this app's own
+        path = os.path.join(tempfile.mkdtemp(prefix="ome-ranker-store-"), "catalog.sqlite3")
+    return SqliteCatalogStore(path, **limits)
+
+
+def init_app(app: Flask) -> None:
+    # The token file is read at start-up, so a bad one stops the service naming the variable.
+    app.extensions[ACCESS_EXTENSION] = load_access_control(
+        app.config["AUTH_MODE"], app.config["TOKENS_FILE"]
+    )
+    app.extensions[STORE_EXTENSION] = build_store(app.config)
+
+
+def get_store(app: Flask | None = None) -> CatalogStore:
+    return (app or current_app).extensions[STORE_EXTENSION]
+
+
+def get_access(app: Flask | None = None) -> AccessControl:
+    return (app or current_app).extensions[ACCESS_EXTENSION]

@@ -1,0 +1,154 @@
+"""Questions asked of a stored catalog (SPEC §17), as pure functions of its documents: which
+model a name (or an InferenceService) means, a request's runtimes laid over the stored ones, and
+the outcome of every InferenceService (``selections``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from .constraints import requested_modes, required_accelerator_classes
+from .documents import InferenceService, Model, RankRequest, Runtime
+from .ranking import rank_runtimes, target_namespace
+from .results import Selection, text_key
+
+BASE_MODEL, CLUSTER_BASE_MODEL = "BaseModel", "ClusterBaseModel"
+DEFAULT_NAMESPACE = "default"
+
+
+def model_not_found(name: str) -> str:
+    """OME's text when its model lookup fails (SPEC §17)."""
+    return f"No BaseModel or ClusterBaseModel with the name: {name}"
+
+
+def find_model(
+    models: Iterable[Model], name: str, namespace: str | None, kind: str | None = None
+) -> Model | None:
+    """OME's lookup: ``BaseModel`` in the namespace (``default`` when none), ``ClusterBaseModel``
+    at cluster scope; without a kind the BaseModel of that name first, then the cluster one."""
+    where = namespace or DEFAULT_NAMESPACE
+    base = cluster = None
+    for model in models:
+        if model.name != name:
+            continue
+        if model.is_cluster:
+            cluster = model
+        elif model.namespace == where:
+            base = model
+    if kind == BASE_MODEL:
+        return base
+    if kind == CLUSTER_BASE_MODEL:
+        return cluster
+    return base or cluster
+
+
+def find_inference_service(
+    services: Iterable[InferenceService], namespace: str, name: str
+) -> InferenceService | None:
+    return next((s for s in services if s.name == name and s.namespace == namespace), None)
+
+
+def overlay(stored: Iterable[Runtime], given: Iterable[Runtime], namespace: str) -> list[Runtime]:
+    """The stored runtimes with those the request gives laid over them: same kind, namespace and
+    name replaces (a ServingRuntime without a namespace lands in the target namespace)."""
+
+    def key(runtime: Runtime) -> tuple[str, str, str]:
+        where = "" if runtime.is_cluster else (runtime.namespace or namespace)
+        return runtime.kind, where, runtime.name
+
+    given = list(given)
+    replaced = {key(runtime) for runtime in given}
+    return [runtime for runtime in stored if key(runtime) not in replaced] + given
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionRow:
+    """One InferenceService's outcome: the runtime OME uses (or none) and OME's message."""
+
+    namespace: str
+    name: str
+    model: str | None
+    selected: Selection | None
+    message: str
+    error: str | None = None  # the code of OME's refusal, when there is one
+
+
+def _question(model: Model, isvc: InferenceService) -> tuple:
+    """What a ranking for this InferenceService depends on besides the model and the runtimes:
+    InferenceServices that ask the same question share one ranking."""
+    return (
+        model.kind,
+        model.namespace,
+        model.name,
+        isvc.namespace,
+        required_accelerator_classes(isvc),
+        requested_modes(isvc),
+        isvc.runtime_name,
+        isvc.runtime_kind,
+    )
+
+
+def selections(
+    models: tuple[Model, ...],
+    runtimes: tuple[Runtime, ...],
+    services: Iterable[InferenceService],
+    *,
+    ome_version: str,
+    model_cache_provider: str | None,
+    namespace: str | None = None,
+) -> list[SelectionRow]:
+    """Every InferenceService (of ``namespace`` when given) with its outcome, by namespace and
+    name. Rankings are computed once per distinct question, not once per InferenceService."""
+    rows = []
+    answers: dict[tuple, tuple[Selection | None, str, str | None]] = {}
+    for isvc in services:
+        isvc_namespace = isvc.namespace or DEFAULT_NAMESPACE
+        if namespace is not None and isvc_namespace != namespace:
+            continue
+        if not isvc.model_name:
+            rows.append(
+                SelectionRow(
+                    isvc_namespace, isvc.name, None, None, "InferenceService names no model"
+                )
+            )
+            continue
+        model = find_model(models, isvc.model_name, isvc_namespace, isvc.model_kind)
+        if model is None:
+            message = model_not_found(isvc.model_name)
+            rows.append(
+                SelectionRow(
+                    isvc_namespace, isvc.name, isvc.model_name, None, message, "ModelNotFound"
+                )
+            )
+            continue
+        isvc = replace(isvc, namespace=isvc_namespace, model_name=model.name)
+        question = _question(model, isvc)
+        answer = answers.get(question)
+        if answer is None:
+            request = RankRequest(
+                model,
+                runtimes,
+                isvc,
+                ome_version=ome_version,
+                model_cache_provider=model_cache_provider,
+            )
+            ranking = rank_runtimes(request)
+            code = ranking.error.code if ranking.error else None
+            if code is None and ranking.selected is None:
+                code = "NoRuntimeFound"
+            answer = answers[question] = (ranking.selected, ranking.message, code)
+        selected, message, code = answer
+        rows.append(SelectionRow(isvc_namespace, isvc.name, model.name, selected, message, code))
+    rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.name)))
+    return rows
+
+
+__all__ = [
+    "SelectionRow",
+    "find_inference_service",
+    "find_model",
+    "model_not_found",
+    "overlay",
+    "selections",
+    "target_namespace",
+]
