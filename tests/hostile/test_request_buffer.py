@@ -108,7 +108,7 @@ def test_a_slow_client_costs_linear_time():
     started = time.perf_counter()
     readiness = [buffer.feed(data[n : n + 1]) for n in range(len(data))]
     assert readiness[-1] is WHOLE and readiness[-2] is WAITING
-    assert time.perf_counter() - started < 2  # quadratic rescanning took minutes
+    assert time.perf_counter() - started < 15  # ~1 s here; quadratic rescanning took minutes
 
 
 @given(st.binary(max_size=300), st.integers(min_value=1, max_value=50))

@@ -101,7 +101,9 @@ def mutated_runtimes(draw):
         if isinstance(container, dict) and draw(st.booleans()):
             del container[key]
         else:
-            container[key] = draw(st.one_of(ODD, st.integers(-2, 2)))
+            # A copy: ODD hands out the same list and dict objects, which a later mutation
+            # could otherwise change in place (even put inside themselves).
+            container[key] = copy.deepcopy(draw(st.one_of(ODD, st.integers(-2, 2))))
     return value
 
 
