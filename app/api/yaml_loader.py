@@ -374,8 +374,9 @@ _DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
 # parsers, so the token checks below look at the bytes with it emptied (`"{% if x %}"` -> `""`),
 # which keeps the quotes for the quote-then-bracket rules. One alternation of disjoint first
 # characters per quote style, no nested repetition: linear.
-_QUOTED_TOKEN = re.compile(
-    rb"""(?:^|(?<=[\s,\[{-]))(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')""", re.MULTILINE
+_QUOTED_TOKENS = (
+    (re.compile(rb'(?<![^\s,\[{-])"(?:[^"\\\n]|\\.)*"'), b'""'),
+    (re.compile(rb"(?<![^\s,\[{-])'(?:[^'\n]|'')*'"), b"''"),
 )
 
 
@@ -392,8 +393,10 @@ def _unsure(raw: bytes) -> bool:
         return True  # YAML 1.1 wants `---` before a document that follows `...`; 1.2 does not
     if not raw.endswith(b"\n") and (b"|" in raw or b">" in raw):
         return True  # ryml ends a block scalar that ends the body with a line break
-    if b'"' in raw or b"'" in raw:
-        raw = _QUOTED_TOKEN.sub(lambda match: match.group(0)[:1] * 2, raw)
+    if not any(char in raw and pattern.search(raw) for char, pattern in _UNSURE):
+        return False
+    for pattern, emptied in _QUOTED_TOKENS:  # only when something matched: it costs a pass
+        raw = pattern.sub(emptied, raw)
     return any(char in raw and pattern.search(raw) for char, pattern in _UNSURE)
 
 
