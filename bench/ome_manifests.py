@@ -20,9 +20,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import yaml
-
 from app import create_app
+from app.api.yaml_loader import load_documents
 from config.settings import TestConfig
 
 # Answers OME itself gives for such inputs (SPEC §7, §15, §17): acceptable outcomes.
@@ -36,7 +35,7 @@ def _manifests(directory: Path) -> list[Path]:
 
 
 def _documents(raw: bytes) -> list:
-    return [d for d in yaml.safe_load_all(raw) if isinstance(d, dict)]
+    return [d for d in load_documents(raw) if isinstance(d, dict)]
 
 
 def _model_files(models: list[Path]) -> dict[str, bytes]:

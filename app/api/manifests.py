@@ -158,11 +158,11 @@ def read_stream(
     if not models and not require_model:
         models = [None]  # the caller supplies the model (a stored catalog's, SPEC §17)
     if not models and len(services) == 1:
+        # OME looks the InferenceService's model up by spec.model.name, absent or not.
         spec = services[0].get("spec")
         model = spec.get("model") if isinstance(spec, dict) else None
         name = model.get("name") if isinstance(model, dict) else None
-        if isinstance(name, str) and name:
-            raise ModelNotInStream(name)
+        raise ModelNotInStream(name if isinstance(name, str) else "")
     if len(models) != 1:
         wanted = " or ".join(MODEL_KINDS)
         raise MalformedRequest(f"the manifests must hold exactly one {wanted}, found {len(models)}")

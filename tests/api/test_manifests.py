@@ -142,8 +142,15 @@ def test_an_inference_service_without_its_model_is_ome_s_model_lookup_failure(ap
         "code": "ModelNotFound",
         "message": "No BaseModel or ClusterBaseModel with the name: llama-3-2-90b",
     }
+    # OME's sample manifests include InferenceServices of an older schema (spec.model.modelName):
+    # OME's lookup of the empty name fails the same way.
     nameless = api.post("/v1/rank", data=stream(isvc_doc(), runtime_doc("rt")), headers=YAML)
-    assert nameless.status_code == 400
+    assert nameless.status_code == 404
+    assert nameless.get_json()["error"]["message"] == (
+        "No BaseModel or ClusterBaseModel with the name: "
+    )
+    two = stream(isvc_doc("a"), isvc_doc("b"), runtime_doc("rt"))
+    assert api.post("/v1/rank", data=two, headers=YAML).status_code == 400
 
 
 def test_duplicate_runtimes_in_a_stream_last_one_wins(api):
