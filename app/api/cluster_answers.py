@@ -29,7 +29,7 @@ from app.store import CatalogDocuments
 
 from .access import cluster_name, etag, may_read, not_modified, store_errors
 from .body import read_body
-from .rendering import TABLE_PADDING, to_json, to_yaml
+from .rendering import text_table, to_json, to_yaml
 from .views import (
     JSON_MIME,
     OUTPUT_JSON,
@@ -226,25 +226,20 @@ def selection_body(row: SelectionRow) -> dict[str, Any]:
 
 
 def selections_table(rows: list[SelectionRow]) -> str:
-    """Columns as wide as their widest cell plus three spaces, the last one unpadded, ``-`` for
-    none: the explain table's layout."""
-    lines = [SELECTION_COLUMNS] + [
-        (
-            row.namespace,
-            row.name,
-            row.model or "-",
-            row.selected.name if row.selected else "-",
-            row.selected.scope if row.selected else "-",
-            row.message,
-        )
-        for row in rows
-    ]
-    widths = [max(len(line[i]) for line in lines) + TABLE_PADDING for i in range(5)]
-    return "".join(
-        "".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
-        + line[5]
-        + "\n"
-        for line in lines
+    """The explain table's layout, ``-`` for none."""
+    return text_table(
+        [SELECTION_COLUMNS]
+        + [
+            (
+                row.namespace,
+                row.name,
+                row.model or "-",
+                row.selected.name if row.selected else "-",
+                row.selected.scope if row.selected else "-",
+                row.message,
+            )
+            for row in rows
+        ]
     )
 
 

@@ -11,11 +11,13 @@ from packaging.version import InvalidVersion, Version
 from app import errors
 from app.catalog import get_store
 from app.schemas.objects import load_object
-from app.selection.documents import OtherObject
+from app.selection.documents import OtherObject, RepeatedObject
+from app.selection.warnings import repeat_warnings
 from app.store import ClusterInfo, ClusterSettings, StoredObject
 
 from . import decoding, manifests
 from .access import (
+    caller,
     cluster_name,
     etag,
     if_match,
@@ -29,7 +31,7 @@ from .access import (
 )
 from .body import read_body
 from .rendering import to_json, to_yaml
-from .views import JSON_MIME, OUTPUT_YAML, YAML_MIME, decoded_json, wanted_output
+from .views import JSON_MIME, OUTPUT_YAML, YAML_MIME, body_payload, decoded_json, wanted_output
 
 bp = Blueprint("clusters", __name__)
 SETTINGS_KEYS = {"omeVersion", "modelCacheProvider", "description"}
@@ -83,8 +85,6 @@ def _settings(body: Any) -> ClusterSettings:
 @bp.get("/v1/clusters")
 @store_errors
 def list_clusters() -> Response:
-    from .access import caller
-
     token = caller()
     infos = [info for info in get_store().list_infos() if token.can_read(info.name)]
     return answer({"clusters": [info_body(info) for info in infos]})
@@ -169,30 +169,20 @@ def _objects_of_body() -> tuple[list[StoredObject], list[OtherObject], list[str]
         counts[item.key] = counts.get(item.key, 0) + 1
     if problems:
         raise errors.InvalidDocument(problems)
-    warnings = [
-        f"{kind} {name} appears {count} times in the request; the last one is used"
-        for (kind, _, name), count in sorted(counts.items())
-        if count > 1
-    ]
+    warnings = repeat_warnings(
+        [
+            RepeatedObject(kind, name, count)
+            for (kind, _, name), count in counts.items()
+            if count > 1
+        ]
+    )
     return list(stored.values()), others, warnings
 
 
 def decoded_documents(raw: bytes) -> list:
     """A body's documents: a YAML stream, or JSON (one object, a List, an array)."""
-    from .views import JSON_TYPES, YAML_TYPES, content_type
-
-    mimetype = content_type()
-    if mimetype in YAML_TYPES:
-        decoding.check_utf8(raw)
-        from .yaml_stream import load_documents
-
-        return load_documents(raw)
-    if mimetype in JSON_TYPES or mimetype.endswith("+json"):
-        data = decoding.decode_json_body(raw)
-        return data if isinstance(data, list) else [data]
-    raise errors.UnsupportedMediaType(
-        f"unsupported Content-Type {mimetype!r}: send application/json or application/yaml"
-    )
+    is_yaml, data = body_payload(raw)
+    return data if is_yaml or isinstance(data, list) else [data]
 
 
 def _write_answer(info: ClusterInfo, others: list[OtherObject], warnings: list[str]) -> Response:

@@ -183,8 +183,13 @@ def read_stream(
     )
 
 
-def read_yaml_stream(raw: bytes, *, require_model: bool = True) -> ManifestStream:
-    """A YAML request body: UTF-8 only (libyaml would also take UTF-16 with a BOM), loaded with
-    the bounds of ``yaml_stream``, then read as a manifest stream."""
+def yaml_documents(raw: bytes) -> list:
+    """A YAML body's documents: UTF-8 only (libyaml would also take UTF-16 with a BOM), loaded
+    with the bounds of ``yaml_stream``."""
     check_utf8(raw)
-    return read_stream(yaml_stream.load_documents(raw), require_model=require_model)
+    return yaml_stream.load_documents(raw)
+
+
+def read_yaml_stream(raw: bytes, *, require_model: bool = True) -> ManifestStream:
+    """A YAML request body read as a manifest stream."""
+    return read_stream(yaml_documents(raw), require_model=require_model)

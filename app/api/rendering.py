@@ -92,22 +92,37 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def explain_table(ranking: Ranking) -> str:
-    """The table ``kubectl ome runtime explain`` prints: each column as wide as its
-    widest cell plus three spaces, the last column unpadded."""
-    lines = [TABLE_COLUMNS] + [
-        tuple(
-            _cell(value)
-            for value in (row.name, row.scope, row.compatible, row.priority, row.weight, row.reason)
-        )
-        for row in ranking.rows
-    ]
-    widths = [max(len(line[i]) for line in lines) + TABLE_PADDING for i in range(5)]
+def text_table(lines: list[tuple[str, ...]]) -> str:
+    """Lines as ``kubectl`` prints a table to a file: each column as wide as its widest cell plus
+    three spaces, the last column unpadded."""
+    last = len(lines[0]) - 1
+    widths = [max(len(line[i]) for line in lines) + TABLE_PADDING for i in range(last)]
     out = []
     for line in lines:
         padded = "".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
-        out.append(padded + line[5] + "\n")
+        out.append(padded + line[last] + "\n")
     return "".join(out)
+
+
+def explain_table(ranking: Ranking) -> str:
+    """The table ``kubectl ome runtime explain`` prints."""
+    return text_table(
+        [TABLE_COLUMNS]
+        + [
+            tuple(
+                _cell(value)
+                for value in (
+                    row.name,
+                    row.scope,
+                    row.compatible,
+                    row.priority,
+                    row.weight,
+                    row.reason,
+                )
+            )
+            for row in ranking.rows
+        ]
+    )
 
 
 def to_json(body: Any) -> bytes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 from flask import Blueprint, Response, current_app, g, request
 
@@ -67,32 +68,39 @@ def decoded_json(raw: bytes) -> dict | list:
         raise MalformedRequest(str(error)) from None
 
 
-def _read_json(raw: bytes, require_model: bool) -> manifests.ManifestStream:
-    """SPEC §15: a JSON object with a top-level ``kind`` is a manifest (one object or a
-    ``kind: List``), an array a list of manifests; any other object is the request itself."""
-    data = decoding.decode_json_body(raw)
-    if isinstance(data, list):
-        return manifests.read_stream(data, "array item", 0, require_model=require_model)
-    if "kind" in data:
-        return manifests.read_stream([data], "manifest", require_model=require_model)
-    return manifests.ManifestStream(request=data)
-
-
-def decoded_body(raw: bytes, require_model: bool = True) -> manifests.ManifestStream:
-    """The request body, from JSON or a kubectl-style YAML stream."""
+def body_payload(raw: bytes) -> tuple[bool, Any]:
+    """``(is_yaml, value)``: a YAML body's documents, or a JSON body's object or array; 400 when
+    it does not decode, 415 for another content type."""
     mimetype = content_type()
     try:
         if mimetype in JSON_TYPES or mimetype.endswith("+json"):
-            return _read_json(raw, require_model)
+            return False, decoding.decode_json_body(raw)
         if mimetype in YAML_TYPES:
-            return manifests.read_yaml_stream(raw, require_model=require_model)
+            return True, manifests.yaml_documents(raw)
+    except decoding.MalformedRequest as error:
+        raise MalformedRequest(str(error)) from None
+    raise UnsupportedMediaType(
+        f"unsupported Content-Type {mimetype!r}: send application/json or application/yaml"
+    )
+
+
+def decoded_body(raw: bytes, require_model: bool = True) -> manifests.ManifestStream:
+    """The request body, from JSON or a kubectl-style YAML stream. SPEC §15: a JSON object with a
+    top-level ``kind`` is a manifest (one object or a ``kind: List``), an array a list of
+    manifests; any other object is the request itself."""
+    is_yaml, data = body_payload(raw)
+    try:
+        if is_yaml:
+            return manifests.read_stream(data, require_model=require_model)
+        if isinstance(data, list):
+            return manifests.read_stream(data, "array item", 0, require_model=require_model)
+        if "kind" in data:
+            return manifests.read_stream([data], "manifest", require_model=require_model)
+        return manifests.ManifestStream(request=data)
     except decoding.MalformedRequest as error:
         raise MalformedRequest(str(error)) from None
     except manifests.ModelNotInStream as error:
         raise ModelNotFound(str(error)) from None
-    raise UnsupportedMediaType(
-        f"unsupported Content-Type {mimetype!r}: send application/json or application/yaml"
-    )
 
 
 def load_request(raw: bytes) -> RankRequest:
