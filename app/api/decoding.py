@@ -37,13 +37,6 @@ def clip(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_clip = clip  # the names the YAML loader imports
-
-
-def _utf8(raw: bytes) -> str:
-    return check_utf8(raw)
-
-
 def check_utf8(raw: bytes) -> str:
     try:
         return raw.decode("utf-8")

@@ -16,7 +16,7 @@ from app.schemas.documents import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from app.selection.documents import OtherObject, RepeatedObject
 
 from . import yaml_stream
-from .decoding import MalformedRequest, check_utf8, clip
+from .decoding import MalformedRequest, clip
 
 LIST_KIND = "List"
 
@@ -184,9 +184,7 @@ def read_stream(
 
 
 def yaml_documents(raw: bytes) -> list:
-    """A YAML body's documents: UTF-8 only (libyaml would also take UTF-16 with a BOM), loaded
-    with the bounds of ``yaml_stream``."""
-    check_utf8(raw)
+    """A YAML body's documents, loaded with the bounds of ``yaml_stream`` (UTF-8 only)."""
     return yaml_stream.load_documents(raw)
 
 

@@ -50,7 +50,7 @@ from yaml.nodes import MappingNode, ScalarNode
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 
-from .decoding import MAX_DEPTH, MalformedRequest, _clip, _utf8
+from .decoding import MAX_DEPTH, MalformedRequest, check_utf8, clip
 
 try:  # libyaml scans and parses in C (5x faster); composing stays in Python, see _Composer
     from yaml.cyaml import CParser as _EventParser
@@ -82,7 +82,7 @@ MAX_NUMBER_CHARS = 4_300  # Python's int/str digit limit; longer numbers are ref
 def load_documents(raw: bytes) -> list:
     """The stream's documents, in order; ``MalformedRequest`` for anything refused."""
     if not raw.isascii():
-        _utf8(raw)  # libyaml would also take UTF-16 (with a BOM); ryml would take any bytes
+        check_utf8(raw)  # libyaml would also take UTF-16 (with a BOM); ryml would take any bytes
     documents = _fast_documents(raw)
     if documents is None:
         return _pyyaml_documents(raw)
@@ -185,7 +185,7 @@ def _bounded_number(construct: Any) -> Any:
             if isinstance(value, int) and value.bit_length() > 64:
                 str(value)  # raises ValueError past the digit limit
         except ValueError:
-            problem = f"malformed or too long number {_clip(node.value, 40)}"
+            problem = f"malformed or too long number {clip(node.value, 40)}"
             raise ConstructorError(None, None, problem, node.start_mark) from None
         return value
 
@@ -250,7 +250,7 @@ class _Constructor(SafeConstructor):
             key = self.construct_object(key_node)
             identity = (isinstance(key, str), _json_key(key))  # `1` and `'1'` are two keys
             if identity in seen:
-                spelling = json.dumps(_clip(identity[1]), ensure_ascii=False)
+                spelling = json.dumps(clip(identity[1]), ensure_ascii=False)
                 line = key_node.start_mark.line + 1
                 raise MalformedRequest(
                     f"request body is not valid YAML: key {spelling} appears twice in one "
@@ -289,8 +289,8 @@ class _Loader(_Composer, _EventParser, _Constructor, _Resolver):
 
 def _yaml_error(exc: Exception) -> str:
     if isinstance(exc, yaml.MarkedYAMLError):  # our own text: str(exc) quotes body snippets
-        parts = [_clip(exc.context or "", 160) + _at(exc.context_mark)] if exc.context else []
-        parts.append(_clip(exc.problem or "syntax error", 160) + _at(exc.problem_mark))
+        parts = [clip(exc.context or "", 160) + _at(exc.context_mark)] if exc.context else []
+        parts.append(clip(exc.problem or "syntax error", 160) + _at(exc.problem_mark))
         return "request body is not valid YAML: " + "; ".join(parts)
     if isinstance(exc, yaml.reader.ReaderError):
         return f"request body is not valid YAML: {exc.reason} (position {exc.position})"
