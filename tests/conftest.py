@@ -118,5 +118,6 @@ def client(app: Flask):
 
 @pytest.fixture
 def redis_app(make_app: Callable[..., Flask], redis_url: str, redis_prefix: str) -> Flask:
-    """An app caching in the tests' Redis database under this test's prefix."""
-    return make_app(REDIS_URL=redis_url, CACHE_PREFIX=redis_prefix)
+    """An app caching in the tests' Redis database under this test's prefix; every read goes to
+    Redis (no decoded answers kept in front of it), since that is what these tests watch."""
+    return make_app(REDIS_URL=redis_url, CACHE_PREFIX=redis_prefix, CACHE_HOT_BYTES=0)

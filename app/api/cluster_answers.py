@@ -5,14 +5,15 @@ and generation, so a write makes every older answer unreachable at once."""
 
 from __future__ import annotations
 
-import json
+import dataclasses
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, current_app, g, request
+from flask import Blueprint, Response, request
 
 from app import deadline, errors
-from app.cache import HIT, CachedAnswer, get_ranking_cache, keys
+from app.cache import CachedAnswer, answers, keys
 from app.catalog import get_store
 from app.schemas.requests import load_rank_request
 from app.selection.catalog import (
@@ -27,7 +28,7 @@ from app.selection.documents import RankRequest
 from app.selection.ranking import target_namespace
 from app.store import CatalogDocuments
 
-from .access import cluster_name, etag, may_read, not_modified, store_errors
+from .access import cluster_name, etag, info_or_404, may_read, not_modified, store_errors
 from .body import read_body
 from .rendering import text_table, to_json, to_yaml
 from .views import (
@@ -38,6 +39,7 @@ from .views import (
     TEXT_MIME,
     YAML_MIME,
     compute_ranking,
+    content_type,
     decoded_body,
     rank_answer,
     select_answer,
@@ -55,25 +57,27 @@ def _documents(cluster: str) -> CatalogDocuments:
     return documents
 
 
-def _cached(
-    documents: CatalogDocuments, question: list, compute: Callable[[], CachedAnswer]
+def _catalog_answer(
+    cluster: str, question: list, compute: Callable[[CatalogDocuments], CachedAnswer]
 ) -> Response:
-    """The answer to ``question`` about this generation of the catalog, from the ranking cache
-    when it holds it (SPEC §16, §17)."""
-    info = documents.info
-    cache = get_ranking_cache(current_app)
-    session = cache.session(bypass=bool(request.cache_control.no_cache))
-    key = keys.catalog_key(cache.prefix, info.name, info.uid, info.generation, question)
-    found = session.lookup(key)
+    """The answer to ``question`` about the current generation of the catalog (SPEC §16, §17):
+    a read of the cluster's info and a cache GET when it is cached (or 304 with
+    ``If-None-Match``); on a miss, the documents are read, in their own snapshot, and the answer
+    is stored under the generation it was computed from."""
+    info = info_or_404(cluster)
+    unchanged = not_modified(info)
+    if unchanged is not None:
+        return unchanged
+    session = answers.request_session()
+    prefix = session.cache.prefix
+    found = session.lookup(keys.catalog_key(prefix, info.name, info.uid, info.generation, question))
     if found is None:
-        found = compute()
-        session.store({key: found}, fresh=True)
-    g.cache_result = session.result
-    if found.status >= 400 and session.result == HIT:
-        g.error_code = json.loads(found.body)["error"]["code"]
-    response = Response(found.body, status=found.status, content_type=found.content_type)
+        documents = _documents(cluster)
+        info = documents.info  # a write may have landed in between: key by what is read
+        key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
+        found = answers.computed(session, key, lambda: compute(documents))
+    response = answers.response(session, found)
     response.headers["ETag"] = etag(info)
-    response.headers["X-Cache"] = session.result
     return response
 
 
@@ -125,15 +129,11 @@ def _question(endpoint: str, output: str) -> list:
 def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
     cluster = cluster_name(cluster)
     may_read(cluster)
-    documents = _documents(cluster)
-    unchanged = not_modified(documents.info)
-    if unchanged is not None:
-        return unchanged
 
-    def compute() -> CachedAnswer:
+    def compute(documents: CatalogDocuments) -> CachedAnswer:
         return render(compute_ranking(_rank_request_by_name(documents)))
 
-    return _cached(documents, _question(endpoint, output), compute)
+    return _catalog_answer(cluster, _question(endpoint, output), compute)
 
 
 @bp.get("/v1/clusters/<cluster>/rank")
@@ -151,13 +151,30 @@ def select_by_name(cluster: str) -> Response:
     return _by_name(cluster, "select", OUTPUT_JSON, select_answer)
 
 
-def _overlaid(cluster: str, render) -> Response:
-    """A request's manifests over the stored catalog: nothing is stored (SPEC §17)."""
+def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
+    """A request's manifests over the stored catalog: nothing is stored (SPEC §17). The answer
+    is cached under the catalog's generation and the digest of the raw request."""
     cluster = cluster_name(cluster)
     may_read(cluster)
-    documents = _documents(cluster)
+    raw = read_body()
+    question = [
+        "overlay",
+        endpoint,
+        output,
+        hashlib.sha256(raw).hexdigest(),
+        content_type(),
+        sorted(request.args.items(multi=True)),
+    ]
+
+    def compute(documents: CatalogDocuments) -> CachedAnswer:
+        return render(compute_ranking(_overlay_request(documents, raw)))
+
+    return _catalog_answer(cluster, question, compute)
+
+
+def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     settings = documents.info.settings
-    stream = decoded_body(read_body(), require_model=False)
+    stream = decoded_body(raw, require_model=False)
     deadline.check()
     stored_model = None
     if "model" not in stream.request:
@@ -176,28 +193,14 @@ def _overlaid(cluster: str, render) -> Response:
         stream.request, query, stream.others, stream.repeated, stored_model=stored_model
     )
     runtimes = overlay(documents.runtimes, given.runtimes, target_namespace(given))
-    combined = RankRequest(
-        given.model,
-        tuple(runtimes),
-        given.inference_service,
-        given.namespace,
-        given.ome_version,
-        given.model_cache_provider,
-        given.others,
-        given.repeated,
-    )
-    found = render(compute_ranking(combined))
-    response = Response(found.body, status=found.status, content_type=found.content_type)
-    response.headers["ETag"] = etag(documents.info)
-    response.headers["X-Cache"] = "miss"
-    return response
+    return dataclasses.replace(given, runtimes=tuple(runtimes))
 
 
 @bp.post("/v1/clusters/<cluster>/rank")
 @store_errors
 def rank_overlaid(cluster: str) -> Response:
     output = wanted_output()
-    response = _overlaid(cluster, lambda ranking: rank_answer(ranking, output))
+    response = _overlaid(cluster, "rank", output, lambda ranking: rank_answer(ranking, output))
     response.headers["Vary"] = "Accept"
     return response
 
@@ -205,7 +208,7 @@ def rank_overlaid(cluster: str) -> Response:
 @bp.post("/v1/clusters/<cluster>/select")
 @store_errors
 def select_overlaid(cluster: str) -> Response:
-    return _overlaid(cluster, select_answer)
+    return _overlaid(cluster, "select", OUTPUT_JSON, select_answer)
 
 
 # --- selections -------------------------------------------------------------------------------
@@ -257,15 +260,11 @@ def render_selections(rows: list[SelectionRow], output: str, extra: dict) -> Cac
 def cluster_selections(cluster: str) -> Response:
     cluster = cluster_name(cluster)
     may_read(cluster)
-    documents = _documents(cluster)
-    unchanged = not_modified(documents.info)
-    if unchanged is not None:
-        return unchanged
     output = wanted_output()
     namespace = request.args.get("namespace") or None
-    settings = documents.info.settings
 
-    def compute() -> CachedAnswer:
+    def compute(documents: CatalogDocuments) -> CachedAnswer:
+        settings = documents.info.settings
         rows = selections(
             documents.models,
             documents.runtimes,
@@ -277,6 +276,6 @@ def cluster_selections(cluster: str) -> Response:
         extra = {"cluster": cluster, "generation": documents.info.generation}
         return render_selections(rows, output, extra)
 
-    response = _cached(documents, ["selections", output, namespace], compute)
+    response = _catalog_answer(cluster, ["selections", output, namespace], compute)
     response.headers["Vary"] = "Accept"
     return response

@@ -3,7 +3,6 @@ decode, validate, rank and render (SPEC §15, §16)."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, g, request
 
 from app import deadline
-from app.cache import HIT, CachedAnswer, get_ranking_cache, keys
+from app.cache import CachedAnswer, answers, keys
 from app.errors import (
     MODEL_NOT_READY_HINT,
     SELECTION_ERRORS,
@@ -137,14 +136,11 @@ def cached_answer(
 ) -> Response:
     """SPEC §16. First the digest of the raw request, so a repeat costs a hash and a GET; on a
     miss, decode and validate, then the key of the canonical inputs (a request that differs
-    only in what selection ignores); on a miss there too, rank and render, and store the
-    answer under both keys. ``Cache-Control: no-cache`` skips the reads, not the write."""
-    cache = get_ranking_cache(current_app)
-    session = cache.session(bypass=bool(request.cache_control.no_cache))
-    g.cache_result = session.result
+    only in what selection ignores); on a miss there too, rank and render."""
+    session = answers.request_session()
     raw = read_body()
     request_key = keys.request_key(
-        cache.prefix,
+        session.cache.prefix,
         raw,
         endpoint=endpoint,
         output=output,
@@ -154,22 +150,13 @@ def cached_answer(
         model_cache_provider=request.args.get("modelCacheProvider"),
         max_runtimes=current_app.config["MAX_RUNTIMES"],
     )
-    answer = session.lookup(request_key)
-    if answer is None:
+
+    def canonical() -> tuple[str, Callable[[], CachedAnswer]]:
         rank_request = load_request(raw)
-        ranking_key = keys.ranking_key(cache.prefix, rank_request, endpoint, output)
-        answer = session.lookup(ranking_key)
-        if answer is not None:
-            session.store({request_key: answer}, fresh=False)
-        else:
-            answer = render(compute_ranking(rank_request))
-            session.store({request_key: answer, ranking_key: answer}, fresh=True)
-    g.cache_result = session.result
-    if answer.status >= 400 and session.result == HIT:
-        # error_response() leaves the code for the log line on a miss; a hit of an OME error
-        # (/v1/select's 404/422) must read the same.
-        g.error_code = json.loads(answer.body)["error"]["code"]
-    return Response(answer.body, status=answer.status, content_type=answer.content_type)
+        ranking_key = keys.ranking_key(session.cache.prefix, rank_request, endpoint, output)
+        return ranking_key, lambda: render(compute_ranking(rank_request))
+
+    return answers.response(session, answers.answer_in_two(session, request_key, canonical))
 
 
 @bp.before_request

@@ -66,6 +66,7 @@ def build_ranking_cache(config: Mapping[str, Any]) -> RankingCache:
             config["CACHE_BREAKER_FAILURES"], config["CACHE_BREAKER_COOLDOWN_SECONDS"]
         ),
         log_interval=config["CACHE_LOG_INTERVAL_SECONDS"],
+        hot_bytes=config["CACHE_HOT_BYTES"],
     )
 
 

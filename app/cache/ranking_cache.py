@@ -19,6 +19,7 @@ from redis.exceptions import ClusterError, RedisClusterException, RedisError, Re
 from .backends import Backend
 from .breaker import CLOSED, CircuitBreaker
 from .framing import CachedAnswer, CorruptEntry
+from .hot import HotAnswers
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +72,11 @@ class RankingCache:
         ttl: int,
         breaker: CircuitBreaker,
         log_interval: float,
+        hot_bytes: int = 0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.backend = backend
+        self.hot = HotAnswers(hot_bytes) if hot_bytes > 0 else None
         self.prefix = prefix
         self.ttl = ttl
         self.breaker = breaker
@@ -121,6 +124,7 @@ class RankingCache:
             "breaker": breaker,
             "prefix": self.prefix,
             "ttl_seconds": self.ttl,
+            "hot_bytes": 0 if self.hot is None else self.hot.size,
             **self.backend.details(),
             **self.stats(),
             "last_error": self.last_error,
@@ -200,7 +204,12 @@ class CacheSession:
     def lookup(self, key: str) -> CachedAnswer | None:
         if self.bypass:
             return None
-        answer = self._run(lambda: self.cache.backend.get(key))
+        hot = self.cache.hot
+        answer = None if hot is None else hot.get(key)
+        if answer is None:
+            answer = self._run(lambda: self.cache.backend.get(key))
+            if answer is not None and hot is not None:
+                hot.put_many({key: answer})
         if answer is not None:
             self.result = HIT
             self.cache.count("hits")
@@ -210,6 +219,8 @@ class CacheSession:
         """Write entries; ``fresh`` marks an answer computed by this request (a miss/bypass)."""
         if fresh:
             self.cache.count("bypasses" if self.bypass else "misses")
+        if self.cache.hot is not None:
+            self.cache.hot.put_many(entries)
         self._run(lambda: self.cache.backend.put_many(entries, self.cache.ttl))
 
     def _run(self, operation: Callable[[], T]) -> T | None:

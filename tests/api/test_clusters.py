@@ -223,6 +223,31 @@ def test_overlay_ranks_my_manifests_against_the_stored_ones_without_storing(seed
     assert seeded.post("/v1/clusters/prod/rank", data=body, headers=YAML).status_code == 400
 
 
+def test_overlay_answers_are_cached_per_generation_and_body(seeded):
+    url = f"/v1/clusters/prod/select?model={SEED_MODEL}&namespace=llama-demo"
+    off = stream(serving_runtime("team-llama", namespace="llama-demo", disabled=True))
+    first = seeded.post(url, data=off, headers=YAML)
+    again = seeded.post(url, data=off, headers=YAML)
+    assert (first.headers["X-Cache"], again.headers["X-Cache"]) == ("miss", "hit")
+    assert again.get_data() == first.get_data()
+    assert again.headers["ETag"] == first.headers["ETag"]
+    # Another body is another question: vllm-llama off, team-llama stays off.
+    both = stream(
+        serving_runtime("team-llama", namespace="llama-demo", disabled=True),
+        runtime_doc("vllm-llama", disabled=True),
+    )
+    other = seeded.post(url, data=both, headers=YAML)
+    assert other.headers["X-Cache"] == "miss"
+    assert other.get_json()["selected"]["name"] not in ("vllm-llama", "team-llama")
+    # A write to the catalog makes the cached overlay unreachable: vllm-llama is gone now.
+    gone = seeded.delete("/v1/clusters/prod/objects/ClusterServingRuntime/vllm-llama")
+    assert gone.status_code in (200, 204)
+    after = seeded.post(url, data=off, headers=YAML)
+    assert after.headers["X-Cache"] == "miss"
+    assert after.headers["ETag"] != first.headers["ETag"]
+    assert after.get_json()["selected"]["name"] != "vllm-llama"
+
+
 def test_limits(make_app, backend_settings):
     api = make_app(**backend_settings, MAX_CLUSTERS=1, MAX_OBJECTS_PER_CLUSTER=2).test_client()
     assert api.put("/v1/clusters/one", json={}).status_code == 201

@@ -57,6 +57,8 @@ def cached_service(start_service, redis_url, redis_prefix):
         OME_RANKER_CACHE_SECRET=SECRET,
         OME_RANKER_MAX_BODY_BYTES=str(MAX_BODY),
         OME_RANKER_REDIS_TIMEOUT=REDIS_TIMEOUT,
+        # Every read goes to Redis, where the forgeries are: none served from the worker's memory.
+        OME_RANKER_CACHE_HOT_BYTES="0",
     )
 
 
@@ -120,6 +122,7 @@ def test_without_a_secret_the_workers_share_one(start_service, redis_url, redis_
         REDIS_URL=redis_url,
         OME_RANKER_CACHE_PREFIX=redis_prefix,
         OME_RANKER_REDIS_TIMEOUT=REDIS_TIMEOUT,
+        OME_RANKER_CACHE_HOT_BYTES="0",  # every hit read from Redis, as the other worker wrote it
     )
     assert service.request("POST", "/v1/rank", SEED_YAML, YAML)[1]["X-Cache"] == "miss"
     results: list[str] = []

@@ -1,0 +1,74 @@
+"""One path for cached answers (SPEC §16, §17): ``/v1/rank``, ``/v1/select`` and every catalog
+route look their answer up, compute it on a miss, store it and build the response here.
+
+A request's cache session honours ``Cache-Control: no-cache`` (reads skipped, the answer still
+stored). ``X-Cache`` says ``hit``, ``miss`` or ``bypass``; a cached OME error (a 404/422 of
+``/v1/select``) leaves its code for the request log as a computed one does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from flask import Response, current_app, g, request
+
+from .framing import CachedAnswer
+from .ranking_cache import HIT, CacheSession
+
+Compute = Callable[[], CachedAnswer]
+
+
+def request_session() -> CacheSession:
+    """This request's view of the app's ranking cache."""
+    from . import get_ranking_cache
+
+    session = get_ranking_cache(current_app).session(bypass=bool(request.cache_control.no_cache))
+    g.cache_result = session.result
+    return session
+
+
+def answer(session: CacheSession, key: str, compute: Compute) -> CachedAnswer:
+    """The answer stored under ``key``, else ``compute()``'s, stored there."""
+    return answer_in_two(session, key, lambda: (None, compute))
+
+
+def answer_in_two(
+    session: CacheSession, key: str, canonical: Callable[[], tuple[str | None, Compute]]
+) -> CachedAnswer:
+    """The answer under ``key`` (the raw request's digest, so a repeat decodes nothing); on a
+    miss, ``canonical()`` decodes and validates and gives the key of the canonical inputs and
+    how to compute the answer: a request that differs only in what selection ignores finds it
+    there. A computed answer is stored under both keys, a found one under the first."""
+    found = session.lookup(key)
+    if found is not None:
+        return found
+    second, compute = canonical()
+    if second is not None:
+        found = session.lookup(second)
+        if found is not None:
+            session.store({key: found}, fresh=False)
+            return found
+    found = compute()
+    entries = {key: found} if second is None else {key: found, second: found}
+    session.store(entries, fresh=True)
+    return found
+
+
+def response(session: CacheSession, found: CachedAnswer) -> Response:
+    """The HTTP response of an answer, with ``X-Cache``."""
+    g.cache_result = session.result
+    if found.status >= 400 and session.result == HIT:
+        # error_response() leaves the code for the log line when it is computed; a hit of an
+        # OME error must read the same.
+        g.error_code = json.loads(found.body)["error"]["code"]
+    served = Response(found.body, status=found.status, content_type=found.content_type)
+    served.headers["X-Cache"] = session.result
+    return served
+
+
+def computed(session: CacheSession, key: str, compute: Compute) -> CachedAnswer:
+    """``compute()``'s answer, stored under ``key`` (after a miss the caller made itself)."""
+    found = compute()
+    session.store({key: found}, fresh=True)
+    return found
