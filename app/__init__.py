@@ -20,6 +20,7 @@ def create_app(config: Config | None = None) -> Flask:
     from .api import docs, operations
     from .api.cluster_answers import bp as cluster_answers_bp
     from .api.clusters import bp as clusters_bp
+    from .api.predict import bp as predict_bp
     from .api.views import bp as ranking_bp
 
     # First, so that its before_request hook (request id, timer) runs before any other.
@@ -34,6 +35,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(ranking_bp)
     app.register_blueprint(clusters_bp)
     app.register_blueprint(cluster_answers_bp)
+    app.register_blueprint(predict_bp)
     app.register_blueprint(operations.bp)
     app.register_blueprint(docs.bp)
     return app

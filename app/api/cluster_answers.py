@@ -218,7 +218,7 @@ def selection_body(row: SelectionRow) -> dict[str, Any]:
     selected = row.selected
     return {
         "namespace": row.namespace,
-        "name": row.name,
+        "name": row.name or None,  # none: a model that no InferenceService names
         "model": row.model,
         "runtime": None
         if selected is None
@@ -235,7 +235,7 @@ def selections_table(rows: list[SelectionRow]) -> str:
         + [
             (
                 row.namespace,
-                row.name,
+                row.name or "-",
                 row.model or "-",
                 row.selected.name if row.selected else "-",
                 row.selected.scope if row.selected else "-",

@@ -10,12 +10,9 @@ from packaging.version import InvalidVersion, Version
 
 from app import errors
 from app.catalog import get_store
-from app.schemas.objects import load_object
-from app.selection.documents import OtherObject, RepeatedObject
-from app.selection.warnings import repeat_warnings
+from app.selection.documents import OtherObject
 from app.store import ClusterInfo, ClusterSettings, StoredObject
 
-from . import decoding, manifests
 from .access import (
     caller,
     cluster_name,
@@ -31,7 +28,8 @@ from .access import (
 )
 from .body import read_body
 from .rendering import to_json, to_yaml
-from .views import JSON_MIME, OUTPUT_YAML, YAML_MIME, body_payload, decoded_json, wanted_output
+from .streams import read_objects
+from .views import JSON_MIME, OUTPUT_YAML, YAML_MIME, decoded_json, wanted_output
 
 bp = Blueprint("clusters", __name__)
 SETTINGS_KEYS = {"omeVersion", "modelCacheProvider", "description"}
@@ -145,44 +143,9 @@ def _ignored(others: list[OtherObject]) -> list[dict[str, Any]]:
 def _objects_of_body() -> tuple[list[StoredObject], list[OtherObject], list[str]]:
     """The body's objects validated (SPEC §1; 422 naming the object's place in the body), the
     other kinds, and the warnings for objects given more than once (the last one wins)."""
-    raw = read_body()
-    try:
-        objects = manifests.collect(decoded_documents(raw))
-        read, others = manifests.split_objects(objects)
-    except decoding.MalformedRequest as error:
-        raise errors.MalformedRequest(str(error)) from None
-    if len(read) > max_objects():
-        raise errors.LimitExceeded(
-            f"the body holds {len(read)} objects; a cluster holds at most {max_objects()} "
-            "(OME_RANKER_MAX_OBJECTS_PER_CLUSTER)"
-        )
-    problems: dict[str, list[str]] = {}
-    stored: dict[tuple, StoredObject] = {}
-    counts: dict[tuple, int] = {}
-    for label, manifest in read:
-        loaded = load_object(manifest, label, problems)
-        if loaded is None:
-            continue
-        kept, document = loaded
-        item = StoredObject(manifest["kind"], document.namespace, document.name, kept, document)
-        stored[item.key] = item
-        counts[item.key] = counts.get(item.key, 0) + 1
-    if problems:
-        raise errors.InvalidDocument(problems)
-    warnings = repeat_warnings(
-        [
-            RepeatedObject(kind, name, count)
-            for (kind, _, name), count in counts.items()
-            if count > 1
-        ]
-    )
-    return list(stored.values()), others, warnings
-
-
-def decoded_documents(raw: bytes) -> list:
-    """A body's documents: a YAML stream, or JSON (one object, a List, an array)."""
-    is_yaml, data = body_payload(raw)
-    return data if is_yaml or isinstance(data, list) else [data]
+    stream = read_objects(read_body(), limit=max_objects())
+    stream.refuse_invalid()
+    return stream.objects, stream.others, stream.warnings
 
 
 def _write_answer(info: ClusterInfo, others: list[OtherObject], warnings: list[str]) -> Response:

@@ -25,6 +25,7 @@ from .openapi_paths import (
     ranking_operations,
     service_operations,
 )
+from .openapi_predict import predict_operations
 
 SERVICE_TITLE = "ome-ranker"
 SERVICE_VERSION = "0.1.0"  # pyproject.toml's version (a test keeps them equal)
@@ -348,7 +349,12 @@ def build_spec(max_body_bytes: int, max_runtimes: int) -> dict[str, Any]:
     """The OpenAPI document for a deployment with these request limits."""
     spec = _new_spec(max_body_bytes, max_runtimes)
     _add_components(spec, max_runtimes)
-    paths = {**ranking_operations(), **catalog_operations(), **service_operations()}
+    paths = {
+        **ranking_operations(),
+        **catalog_operations(),
+        **predict_operations(),
+        **service_operations(),
+    }
     for path, operations in paths.items():
         parameters = operations.pop("parameters", None)
         spec.path(path=path, operations=_with_server_errors(operations), parameters=parameters)

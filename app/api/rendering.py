@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from app.selection.advice import NO_ADVICE, RowAdvice
 from app.selection.ranking import Ranking, RuntimeRow
 
 TABLE_COLUMNS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
@@ -19,7 +20,7 @@ def _distance(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def row_body(row: RuntimeRow) -> dict[str, Any]:
+def row_body(row: RuntimeRow, advice: RowAdvice = NO_ADVICE) -> dict[str, Any]:
     return {
         "name": row.name,
         "scope": row.scope,
@@ -29,7 +30,14 @@ def row_body(row: RuntimeRow) -> dict[str, Any]:
         "score": row.score,
         "distance": _distance(row.distance),
         "reason": row.reason,
+        "decidedBy": advice.decided_by,
+        "toWin": advice.to_win,
+        "toWinNote": advice.note,
     }
+
+
+def _no_advice(ranking: Ranking) -> tuple[RowAdvice, ...]:
+    return (NO_ADVICE,) * len(ranking.rows)
 
 
 def selected_body(ranking: Ranking) -> dict[str, Any] | None:
@@ -53,7 +61,10 @@ def ranking_body(ranking: Ranking) -> dict[str, Any]:
         "omeVersion": ranking.ome_version,
         "selected": selected_body(ranking),
         "message": ranking.message,
-        "runtimes": [row_body(row) for row in ranking.rows],
+        "runtimes": [
+            row_body(row, advice)
+            for row, advice in zip(ranking.rows, ranking.advice or _no_advice(ranking), strict=True)
+        ],
         "ignored": [
             {
                 "kind": item.kind,

@@ -149,6 +149,32 @@ class RuntimeRowSchema(Schema):
     reason = fields.String(
         required=True, allow_none=True, metadata=_doc("Why the runtime is not compatible.")
     )
+    decided_by = fields.String(
+        required=True,
+        allow_none=True,
+        data_key="decidedBy",
+        validate=validate.OneOf(("scope", "score", "distance", "name")),
+        metadata=_doc(
+            "The first rule of SPEC §5 that put this `Yes` row below the one above; null on "
+            "the first `Yes` row and on `No` rows."
+        ),
+    )
+    to_win = fields.Dict(
+        required=True,
+        allow_none=True,
+        data_key="toWin",
+        metadata=_doc(
+            "`{entry, priority}`: the smallest priority on that entry that makes this `Yes` row "
+            "first in its scope; `{entry, autoSelect: true}` for a `No` row that fails only on "
+            "autoSelect; null otherwise (or when no priority can)."
+        ),
+    )
+    to_win_note = fields.String(
+        required=True,
+        allow_none=True,
+        data_key="toWinNote",
+        metadata=_doc("Why even `toWin` would not make it the selected runtime."),
+    )
 
 
 class IgnoredRuntimeSchema(Schema):

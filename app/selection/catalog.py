@@ -5,12 +5,12 @@ the outcome of every InferenceService (``selections``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .constraints import requested_modes, required_accelerator_classes
 from .documents import InferenceService, Model, RankRequest, Runtime
 from .ranking import rank_runtimes, target_namespace
-from .results import Selection, text_key
+from .results import Ranking, Selection, text_key
 
 BASE_MODEL, CLUSTER_BASE_MODEL = "BaseModel", "ClusterBaseModel"
 DEFAULT_NAMESPACE = "default"
@@ -71,6 +71,7 @@ class SelectionRow:
     selected: Selection | None
     message: str
     error: str | None = None  # the code of OME's refusal, when there is one
+    ranking: Ranking | None = field(default=None, compare=False)  # None: no model to rank
 
 
 def _question(model: Model, isvc: InferenceService) -> tuple:
@@ -100,7 +101,7 @@ def selections(
     """Every InferenceService (of ``namespace`` when given) with its outcome, by namespace and
     name. Rankings are computed once per distinct question, not once per InferenceService."""
     rows = []
-    answers: dict[tuple, tuple[Selection | None, str, str | None]] = {}
+    answers: dict[tuple, tuple[Ranking, str | None]] = {}
     for isvc in services:
         isvc_namespace = isvc.namespace or DEFAULT_NAMESPACE
         if namespace is not None and isvc_namespace != namespace:
@@ -136,10 +137,65 @@ def selections(
             code = ranking.error.code if ranking.error else None
             if code is None and ranking.selected is None:
                 code = "NoRuntimeFound"
-            answer = answers[question] = (ranking.selected, ranking.message, code)
-        selected, message, code = answer
-        rows.append(SelectionRow(isvc_namespace, isvc.name, model.name, selected, message, code))
+            answer = answers[question] = (ranking, code)
+        ranking, code = answer
+        rows.append(
+            SelectionRow(
+                isvc_namespace,
+                isvc.name,
+                model.name,
+                ranking.selected,
+                ranking.message,
+                code,
+                ranking,
+            )
+        )
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.name)))
+    return rows
+
+
+def unnamed_model_rows(
+    models: tuple[Model, ...],
+    runtimes: tuple[Runtime, ...],
+    services: Iterable[InferenceService],
+    *,
+    ome_version: str,
+    model_cache_provider: str | None,
+) -> list[SelectionRow]:
+    """SPEC §19: a row for every model that no InferenceService names, ranked as a request with
+    the model alone ranks it (``name`` empty); by namespace (cluster models first) and name."""
+    named = set()
+    for isvc in services:
+        if isvc.model_name:
+            model = find_model(
+                models, isvc.model_name, isvc.namespace or DEFAULT_NAMESPACE, isvc.model_kind
+            )
+            if model is not None:
+                named.add((model.kind, model.namespace, model.name))
+    rows = []
+    for model in models:
+        if (model.kind, model.namespace, model.name) in named:
+            continue
+        ranking = rank_runtimes(
+            RankRequest(
+                model, runtimes, ome_version=ome_version, model_cache_provider=model_cache_provider
+            )
+        )
+        code = ranking.error.code if ranking.error else None
+        if code is None and ranking.selected is None:
+            code = "NoRuntimeFound"
+        rows.append(
+            SelectionRow(
+                ranking.namespace if model.namespace is None else model.namespace,
+                "",
+                model.name,
+                ranking.selected,
+                ranking.message,
+                code,
+                ranking,
+            )
+        )
+    rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.model)))
     return rows
 
 
@@ -151,4 +207,5 @@ __all__ = [
     "overlay",
     "selections",
     "target_namespace",
+    "unnamed_model_rows",
 ]

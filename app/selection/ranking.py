@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from functools import cmp_to_key
 
+from .advice import advise
 from .checks import RuntimeChecks, RuntimeRow
 from .documents import Model, OtherObject, RankRequest, RepeatedObject, Runtime
 from .explicit import NOTE_EXPLICIT, explicit_choice
@@ -14,6 +15,7 @@ from .results import (
     Ranking,
     Selection,
     SelectionError,
+    distance_order,
     name_scope_key,
     text_key,
 )
@@ -63,25 +65,13 @@ def latest_runtimes(
     return list(latest.values()), repeated
 
 
-def _distance_order(a: float, b: float) -> int:
-    # SPEC §5.3: the controller truncates the difference to an integer, so
-    # distances less than 1 apart tie. A NaN difference (NaN or inf - inf)
-    # truncates to no order either: such rows tie and keep name order.
-    difference = a - b
-    if difference <= -1:
-        return -1
-    if difference >= 1:
-        return 1
-    return 0
-
-
 def _compare_rows(first: RuntimeRow, second: RuntimeRow) -> int:
     if first.runtime.is_cluster != second.runtime.is_cluster:
         return 1 if first.runtime.is_cluster else -1
     if first.score != second.score:
         return -1 if first.score > second.score else 1
     if first.distance is not None and second.distance is not None:
-        return _distance_order(first.distance, second.distance)
+        return distance_order(first.distance, second.distance)
     return 0
 
 
@@ -186,6 +176,7 @@ def rank_runtimes(request: RankRequest) -> Ranking:
     else:
         selected = None
         message = no_runtime_message(model, namespace, rows)
+    explicit = isvc.runtime_name if isvc is not None else None
     return Ranking(
         selected=selected,
         message=message,
@@ -193,6 +184,7 @@ def rank_runtimes(request: RankRequest) -> Ranking:
         warnings=tuple(warnings),
         notes=tuple(notes),
         error=error,
+        advice=advise(checks, rows, explicit),
         **common,
     )
 

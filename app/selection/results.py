@@ -50,6 +50,7 @@ class Ranking:
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
     error: SelectionError | None = None
+    advice: tuple = ()  # SPEC §19: one app.selection.advice.RowAdvice per row
 
     def excluded(self) -> list[tuple[str, str]]:
         """SPEC §15: (name, reason) of the runtimes OME's no-runtime text lists."""
@@ -64,6 +65,18 @@ class Ranking:
             if row.excluded:  # a ClusterServingRuntime sorts after its namesake: it wins
                 reasons[name_key(row.runtime)] = (row.name, row.reason)
         return list(reasons.values())
+
+
+def distance_order(a: float, b: float) -> int:
+    """SPEC §5.3: the controller truncates the difference to an integer, so distances less than
+    1 apart tie. A NaN difference (NaN or inf - inf) truncates to no order either: such rows tie
+    and keep name order."""
+    difference = a - b
+    if difference <= -1:
+        return -1
+    if difference >= 1:
+        return 1
+    return 0
 
 
 def name_key(runtime: Runtime) -> bytes:

@@ -1,0 +1,165 @@
+"""A stream of any number of OME objects (SPEC §15's reading, §17-§19): validated one by one,
+the last of each kind, namespace and name kept, other kinds reported."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app import errors
+from app.schemas.objects import load_object
+from app.selection.admission import Invalid
+from app.selection.documents import InferenceService, Model, OtherObject, RepeatedObject, Runtime
+from app.selection.warnings import repeat_warnings
+from app.store import StoredObject
+
+from . import decoding, manifests
+from .views import body_payload
+
+Document = Runtime | Model | InferenceService
+
+
+@dataclass
+class ObjectStream:
+    objects: list[StoredObject] = field(default_factory=list)  # valid, last of each, in order
+    others: list[OtherObject] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # objects given more than once
+    problems: dict[str, list[str]] = field(default_factory=dict)  # every invalid object's
+    invalid: list[Invalid] = field(default_factory=list)
+    full_runners: set[tuple[str | None, str]] = field(default_factory=set)
+
+    def documents(self) -> tuple[list[Runtime], list[Model], list[InferenceService]]:
+        return split_documents(item.document for item in self.objects)
+
+    def refuse_invalid(self) -> None:
+        if self.problems:
+            raise errors.InvalidDocument(self.problems)
+
+
+def split_documents(
+    documents: Iterable[Document],
+) -> tuple[list[Runtime], list[Model], list[InferenceService]]:
+    """Runtimes, models and InferenceServices, each in the given order."""
+    runtimes, models, services = [], [], []
+    for document in documents:
+        if isinstance(document, Runtime):
+            runtimes.append(document)
+        elif isinstance(document, Model):
+            models.append(document)
+        else:
+            services.append(document)
+    return runtimes, models, services
+
+
+def decoded_documents(raw: bytes) -> list:
+    """A body's documents: a YAML stream, or JSON (one object, a List, an array)."""
+    is_yaml, data = body_payload(raw)
+    return data if is_yaml or isinstance(data, list) else [data]
+
+
+def read_objects(raw: bytes, limit: int | None = None) -> ObjectStream:
+    """The body's objects; 400 when it does not decode, 422 (``LimitExceeded``) over ``limit``.
+    Invalid objects are collected, not raised: see ``ObjectStream.refuse_invalid``."""
+    try:
+        found = manifests.collect(decoded_documents(raw))
+        read, others = manifests.split_objects(found)
+    except decoding.MalformedRequest as error:
+        raise errors.MalformedRequest(str(error)) from None
+    return objects_of(read, others, limit)
+
+
+def objects_of(
+    read: list[tuple[str, dict]], others: list[OtherObject], limit: int | None = None
+) -> ObjectStream:
+    if limit is not None and len(read) > limit:
+        raise errors.LimitExceeded(
+            f"the body holds {len(read)} objects; a cluster holds at most {limit} "
+            "(OME_RANKER_MAX_OBJECTS_PER_CLUSTER)"
+        )
+    stream = ObjectStream(others=others)
+    kept: dict[tuple, StoredObject] = {}
+    counts: dict[tuple, int] = {}
+    for label, manifest in read:
+        problems: dict[str, list[str]] = {}
+        loaded = load_object(manifest, label, problems)
+        if loaded is None:
+            stream.problems.update(problems)
+            stream.invalid.append(_invalid(label, manifest, problems))
+            continue
+        stored, document = loaded
+        item = StoredObject(manifest["kind"], document.namespace, document.name, stored, document)
+        kept.pop(item.key, None)  # the last one wins, in its own place
+        kept[item.key] = item
+        counts[item.key] = counts.get(item.key, 0) + 1
+        if isinstance(document, InferenceService) and has_full_runner(manifest):
+            stream.full_runners.add((document.namespace, document.name))
+    stream.objects = list(kept.values())
+    stream.warnings = repeat_warnings(
+        [RepeatedObject(kind, name, n) for (kind, _, name), n in counts.items() if n > 1]
+    )
+    return stream
+
+
+def _get(value: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _has_image(runner: Any) -> bool:
+    image = _get(runner, "image")
+    return isinstance(image, str) and image != ""
+
+
+def has_full_runner(manifest: dict) -> bool:
+    """OME's "complete runner configuration": ``engine.runner.image``, or a runner image on
+    both ``engine.leader`` and ``engine.worker``."""
+    engine = _get(manifest, "spec", "engine")
+    if not isinstance(engine, dict):
+        return False
+    if _has_image(engine.get("runner")):
+        return True
+    leader, worker = engine.get("leader"), engine.get("worker")
+    if leader is not None and worker is not None:
+        return _has_image(_get(leader, "runner")) and _has_image(_get(worker, "runner"))
+    return False
+
+
+def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Invalid:
+    """What the API server says of an object its CRD's schema refuses."""
+    kind = manifest.get("kind")
+    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    name = metadata.get("name") if isinstance(metadata.get("name"), str) else ""
+    namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
+    entries = _get(manifest, "spec", "supportedModelFormats")
+    if isinstance(entries, list):
+        for index, entry in enumerate(entries):
+            priority = _get(entry, "priority")
+            if isinstance(priority, int) and not isinstance(priority, bool) and priority < 1:
+                where = f"spec.supportedModelFormats[{index}].priority"
+                return Invalid(
+                    kind,
+                    namespace,
+                    name,
+                    where,
+                    "PriorityBelowMinimum",
+                    f'The {kind} "{name}" is invalid: {where}: Invalid value: {priority}: '
+                    f"{where} in body should be greater than or equal to 1",
+                )
+    prefix = f"{label} "
+    fields = sorted(path.removeprefix(prefix) for path in problems)
+    detail = "; ".join(
+        f"{path.removeprefix(prefix)}: {' '.join(messages)}"
+        for path, messages in sorted(problems.items())
+    )
+    return Invalid(
+        kind,
+        namespace,
+        name,
+        fields[0] if fields else None,
+        "Invalid",
+        f'The {kind} "{name}" is invalid: {detail}',
+    )

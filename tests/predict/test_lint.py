@@ -1,0 +1,336 @@
+"""``POST /v1/lint`` and ``POST /v1/clusters/{c}/lint`` (SPEC §13, §18): OME's admission
+answers with OME's texts, mirroring its webhooks' code where that differs from §13."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
+
+SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
+YAML = {"Content-Type": "application/yaml"}
+TEXT = {"Accept": "text/plain"}
+BARE = {"format_name": None, "framework": None, "architecture": None}  # no modelFormat/Framework
+
+
+def bare(**options):
+    """An entry named safetensors that sets neither modelFormat nor modelFramework."""
+    return {**entry(**BARE, **options), "name": "safetensors"}
+
+
+def lint(client, *documents, url="/v1/lint", **headers):
+    body = yaml.safe_dump_all(documents, sort_keys=False).encode()
+    response = client.post(url, data=body, headers={**YAML, **headers})
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response
+
+
+def findings(client, *documents, severity=None, **kwargs):
+    answer = lint(client, *documents, **kwargs).get_json()
+    return [
+        (f["severity"], f["kind"], f["name"], f["code"], f["message"])
+        for f in answer["findings"]
+        if severity is None or f["severity"] == severity
+    ]
+
+
+def errors(client, *documents, **kwargs):
+    return findings(client, *documents, severity="error", **kwargs)
+
+
+def test_the_seed_example_is_admitted(client):
+    answer = client.post("/v1/lint", data=SEED_YAML, headers=YAML).get_json()
+    assert answer["admitted"] is True
+    assert answer["counts"]["error"] == 0
+
+
+def test_same_priority_refuses_both_runtimes_naming_the_other(client):
+    a = runtime_doc("a", bare(priority=2), protocolVersions=["openAI"])
+    b = runtime_doc("b", bare(priority=2), protocolVersions=["openAI", "cohere"])
+    found = errors(client, a, b)
+    assert found == [
+        (
+            "error",
+            "ClusterServingRuntime",
+            "a",
+            "SamePriority",
+            "same priority assigned for the model format safetensors in the "
+            "clusterservingruntimes b and a",
+        ),
+        (
+            "error",
+            "ClusterServingRuntime",
+            "b",
+            "SamePriority",
+            "same priority assigned for the model format safetensors in the "
+            "clusterservingruntimes a and b",
+        ),
+    ]
+    answer = lint(client, a, b).get_json()
+    assert answer["admitted"] is False
+
+
+def test_same_priority_for_serving_runtimes_names_the_namespace(client):
+    a = serving_runtime("a", bare(priority=3), protocolVersions=["openAI"])
+    b = serving_runtime("b", bare(priority=3), protocolVersions=["openAI"])
+    elsewhere = serving_runtime(
+        "c", bare(priority=3), namespace="other", protocolVersions=["openAI"]
+    )
+    found = errors(client, a, b, elsewhere)
+    assert [f[4] for f in found] == [
+        "same priority assigned for the model format safetensors in the servingruntimes b and a "
+        "in namespace demo",
+        "same priority assigned for the model format safetensors in the servingruntimes a and b "
+        "in namespace demo",
+    ]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"protocols": ["cohere"]},  # no protocol in common
+        {"protocols": None},  # none set on one side: none shared
+        {"priority": 4},
+        {"priority": None},  # a priority that is not set never clashes
+        {"auto_select": None},
+        {"disabled": True},
+        {"size_range": {"min": "1B", "max": "8B"}},
+        {"architecture": "Other"},
+        {"name": "SAFETENSORS", "clash": True},  # names compare case-insensitively
+        {"name": "other"},
+        # OME compares modelFormat and modelFramework as structs holding pointers: two objects'
+        # entries that set either are never "the same format".
+        {"format": True},
+        {"framework": True},
+    ],
+)
+def test_what_keeps_two_runtimes_from_clashing(client, change):
+    def make(runtime_name, **override):
+        bare = dict(BARE)
+        if override.get("format"):
+            bare.update(format_name="safetensors", format_version=None)
+        if override.get("framework"):
+            bare.update(framework="transformers", framework_version=None)
+        if "architecture" in override:
+            bare["architecture"] = override["architecture"]
+        spec = {}
+        protocols = override.get("protocols", ["openAI"])
+        if protocols is not None:
+            spec["protocolVersions"] = protocols
+        if override.get("disabled"):
+            spec["disabled"] = True
+        if "size_range" in override:
+            spec["size_range"] = override["size_range"]
+        item = entry(
+            **bare,
+            priority=override.get("priority", 2),
+            auto_select=override.get("auto_select", True),
+        )
+        item["name"] = override.get("name", "safetensors")
+        return runtime_doc(runtime_name, item, **spec)
+
+    found = errors(client, make("a"), make("b", **change))
+    if change.get("clash"):
+        assert [f[3] for f in found] == ["SamePriority", "SamePriority"]
+    else:
+        assert found == []
+
+
+def test_different_priorities_within_one_runtime(client):
+    first = {**entry(priority=1), "name": "safetensors"}
+    second = {**entry(priority=2, architecture="Other"), "name": "safetensors"}
+    found = errors(client, runtime_doc("rt", first, second))
+    assert found == [
+        (
+            "error",
+            "ClusterServingRuntime",
+            "rt",
+            "DifferentPriorities",
+            "different priorities assigned for the model format safetensors under the "
+            "clusterservingruntime rt",
+        )
+    ]
+    # The first entry of a name records its priority even when it has none: then no clash.
+    unset = {**entry(), "name": "safetensors"}
+    assert errors(client, runtime_doc("rt", unset, second)) == []
+    # autoSelect false entries do not count; a disabled runtime is exempt from every rule.
+    assert errors(client, runtime_doc("rt", first, {**second, "autoSelect": False})) == []
+    assert errors(client, runtime_doc("rt", first, second, disabled=True)) == []
+    namespaced = errors(client, serving_runtime("rt", first, second))
+    assert namespaced[0][4].endswith("under the servingruntime rt")
+
+
+def test_a_priority_below_one_is_the_api_servers_refusal(client):
+    bad = runtime_doc("rt", entry(priority=0))
+    found = errors(client, bad, model_doc())
+    assert found == [
+        (
+            "error",
+            "ClusterServingRuntime",
+            "rt",
+            "PriorityBelowMinimum",
+            'The ClusterServingRuntime "rt" is invalid: spec.supportedModelFormats[0].priority: '
+            "Invalid value: 0: spec.supportedModelFormats[0].priority in body should be greater "
+            "than or equal to 1",
+        )
+    ]
+    text = lint(client, bad, **TEXT).get_data(as_text=True)
+    assert text.startswith('error: The ClusterServingRuntime "rt" is invalid: ')
+
+
+def test_an_object_the_schema_refuses_is_an_error_not_a_422(client):
+    bad = runtime_doc("rt", entry())
+    bad["spec"]["supportedModelFormats"][0]["autoSelect"] = "yes"
+    [(severity, _, name, code, message)] = errors(client, bad)
+    assert (severity, name, code) == ("error", "rt", "Invalid")
+    assert "supportedModelFormats[0].autoSelect" in message
+
+
+def test_inheritance_chains(client):
+    child = runtime_doc("child", metadata_annotations=None)
+    child["metadata"]["annotations"] = {"ome.io/inherit-from": "missing"}
+    [found] = errors(client, child)
+    assert found[3] == "InheritanceError"
+    assert "missing" in found[4]
+    parent = runtime_doc("missing")
+    assert errors(client, child, parent) == []
+    # Before 1.3 there is no inheritance to check.
+    assert errors(client, child, url="/v1/lint?omeVersion=1.2.2") == []
+
+
+def test_inference_services_as_the_webhook_answers(client):
+    model = model_doc()
+    good = runtime_doc("vllm", entry())
+    svc = isvc_doc(model={"name": "llama"}, engine={})
+    assert findings(client, model, good, svc, severity="warning") == [
+        (
+            "warning",
+            "InferenceService",
+            "svc",
+            "AutoSelected",
+            "Runtime vllm will be auto-selected for model llama",
+        )
+    ]
+    [refused] = errors(client, model, runtime_doc("vllm", entry(), disabled=True), svc)
+    assert refused[3] == "NoRuntimeFound"
+    assert refused[4].startswith(
+        "no supporting runtime found for model llama and engine does not have complete runner "
+        "configuration: "
+    )
+    # OME's no-runtime text follows, as /v1/select gives it.
+    select = client.post(
+        "/v1/select",
+        data=yaml.safe_dump_all([model, runtime_doc("vllm", entry(), disabled=True), svc]),
+        headers=YAML,
+    ).get_json()
+    assert refused[4].endswith(select["error"]["message"])
+
+    assert [f[3] for f in errors(client, good, svc)] == ["ModelNotFound"]
+    assert errors(client, good, svc)[0][4].startswith("failed to resolve model llama: ")
+    disabled = model_doc(disabled=True)
+    assert errors(client, disabled, good, svc)[0][3:] == (
+        "ModelDisabled",
+        "model llama is disabled",
+    )
+    # No engine, or a complete runner of its own: the webhook resolves nothing.
+    assert findings(client, model, isvc_doc(model={"name": "llama"})) == []
+    runner = isvc_doc(model={"name": "llama"}, engine={"runner": {"image": "x:1"}})
+    assert findings(client, model, runner) == []
+    leader_only = isvc_doc(
+        model={"name": "llama"}, engine={"leader": {"runner": {"image": "x:1"}}, "worker": {}}
+    )
+    assert [f[3] for f in findings(client, model, good, leader_only)] == ["AutoSelected"]
+    nameless = isvc_doc(engine={})
+    assert errors(client, nameless)[0][4] == (
+        "model reference is required when runtime is not specified and engine does not have "
+        "complete runner configuration"
+    )
+
+
+def test_explicit_runtimes(client):
+    model = model_doc()
+    svc = isvc_doc(model={"name": "llama"}, engine={}, runtime={"name": "nope"})
+    [found] = errors(client, model, svc)
+    assert found[3] == "RuntimeNotFound"
+    assert found[4] == (
+        "runtime nope does not support model llama: runtime nope not found in namespace demo "
+        "or at cluster scope"
+    )
+    other = runtime_doc("nope", entry(architecture="Other"))
+    [advice] = findings(client, model, other, svc, severity="warning")
+    assert advice[3] == "ExplicitRuntimeAdvisory"
+    assert advice[4].startswith('runtime "nope" does not declare support for model "llama" (')
+
+
+def test_infos(client):
+    rt = runtime_doc(
+        "rt",
+        entry(framework_version="4.46", operator=None, auto_select=None),
+        size_range={"min": "8B", "max": "1B"},
+    )
+    rt["spec"]["supportedModelFormats"][0]["modelFramework"]["operator"] = "GreaterThan"
+    rt["spec"]["supportedModelFormats"][0]["modelFormat"]["version"] = "1.2-beta"
+    rt["spec"]["engineConfig"] = {"annotations": {"ome.io/deploymentMode": "Fast"}}
+    codes = {f[3] for f in findings(client, rt, model_doc(), severity="info")}
+    assert codes == {
+        "EmptySizeRange",
+        "RuntimeVersionOnTheLeft",
+        "UnparsableVersion",
+        "UnknownDeploymentMode",
+        "NoAutoSelect",
+        "NoParameterSize",
+    }
+    messages = {f[3]: f[4] for f in findings(client, rt, model_doc(), severity="info")}
+    assert "below 4.46" in messages["RuntimeVersionOnTheLeft"]
+    odd = runtime_doc("odd", entry(), size_range={"min": "0", "max": "1e3B"})
+    assert {f[3] for f in findings(client, odd, severity="info")} == {"UnusualSize"}
+
+
+def test_text_output_reads_like_kubectl(client):
+    a = runtime_doc("a", bare(priority=2), protocolVersions=["openAI"])
+    b = runtime_doc("b", bare(priority=2), protocolVersions=["openAI"])
+    svc = isvc_doc(model={"name": "llama"}, engine={})
+    text = lint(client, a, b, model_doc(), runtime_doc("vllm", entry()), svc, **TEXT)
+    lines = text.get_data(as_text=True).splitlines()
+    assert lines[0] == (
+        'error: ClusterServingRuntime a: admission webhook "clusterservingruntime.ome-webhook-'
+        'server.validator" denied the request: same priority assigned for the model format '
+        "safetensors in the clusterservingruntimes b and a"
+    )
+    assert "Warning: Runtime vllm will be auto-selected for model llama" in lines
+
+
+def test_cluster_lint_checks_the_bodys_objects_over_the_stored_ones(client):
+    assert client.put("/v1/clusters/prod", json={}).status_code == 201
+    stored = runtime_doc("a", bare(priority=2), protocolVersions=["openAI"])
+    other = runtime_doc("unrelated", entry(priority=0))
+    other["spec"]["supportedModelFormats"][0]["priority"] = 1
+    body = yaml.safe_dump_all([stored, other]).encode()
+    assert client.put("/v1/clusters/prod/objects", data=body, headers=YAML).status_code == 200
+    new = runtime_doc("b", bare(priority=2), protocolVersions=["openAI"])
+    response = lint(client, new, url="/v1/clusters/prod/lint")
+    answer = response.get_json()
+    assert response.headers["ETag"] == '"2"'
+    assert [(f["name"], f["code"]) for f in answer["findings"] if f["severity"] == "error"] == [
+        ("b", "SamePriority")
+    ]
+    # The same object replacing the stored one does not clash with itself.
+    assert lint(client, stored, url="/v1/clusters/prod/lint").get_json()["admitted"] is True
+    assert client.post("/v1/clusters/nope/lint", data=b"[]").status_code == 404
+
+
+def test_lint_is_json_or_yaml_and_reports_other_kinds(client):
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+    answer = lint(client, config_map, runtime_doc("rt", entry())).get_json()
+    assert [i["kind"] for i in answer["ignored"]] == ["ConfigMap"]
+    as_yaml = lint(client, runtime_doc("rt", entry()), Accept="application/yaml")
+    assert yaml.safe_load(as_yaml.get_data())["admitted"] is True
+    assert json.loads(lint(client, runtime_doc("rt", entry())).get_data())["counts"] == {
+        "error": 0,
+        "warning": 0,
+        "info": 0,
+    }
