@@ -8,6 +8,14 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN python -m venv /opt/venv
 COPY requirements.txt /tmp/requirements.txt
 RUN /opt/venv/bin/pip install --no-cache-dir -r /tmp/requirements.txt
+# The project itself, so the image has the `ome-ranker` command (the sync CronJob runs
+# `ome-ranker push`); its dependencies are the pins above, already installed.
+COPY pyproject.toml /tmp/src/pyproject.toml
+COPY requirements.txt /tmp/src/requirements.txt
+COPY app /tmp/src/app
+COPY config /tmp/src/config
+COPY migrations /tmp/src/migrations
+RUN /opt/venv/bin/pip install --no-cache-dir --no-deps /tmp/src && rm -rf /tmp/src
 
 
 FROM python:3.11-slim
@@ -20,7 +28,8 @@ RUN groupadd --system --gid 10001 ome-ranker \
        --home-dir /nonexistent --shell /usr/sbin/nologin ome-ranker
 COPY --from=build /opt/venv /opt/venv
 WORKDIR /srv/ome-ranker
-# .dockerignore lets through only app/, config/, migrations/ and requirements.txt; the files
+# .dockerignore lets through only app/, config/, migrations/, requirements.txt and
+# pyproject.toml; the files
 # stay root-owned and read-only for the service user.
 COPY . .
 USER 10001:10001

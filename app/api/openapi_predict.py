@@ -153,7 +153,11 @@ def predict_operations() -> dict[str, dict]:
                 "`NAMESPACE INFERENCESERVICE MODEL RUNTIME SCOPE MESSAGE`.",
                 cluster=False,
                 body=MANIFESTS,
-                parameters=[OME_VERSION, PROVIDER],
+                parameters=[
+                    OME_VERSION,
+                    PROVIDER,
+                    _parameter("namespace", "query", "Only the rows of this namespace."),
+                ],
             )
         },
     }

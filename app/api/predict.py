@@ -335,14 +335,26 @@ def selections_of_stream() -> Response:
     runtimes, models, services = stream.documents()
     version = _ome_version()
     provider = request.args.get("modelCacheProvider") or None
-    rows = _rows(runtimes, models, services, version, provider)
-    rows += unnamed_model_rows(
+    namespace = request.args.get("namespace") or None
+    rows = selections(
         tuple(models),
         tuple(runtimes),
         services,
         ome_version=version,
         model_cache_provider=provider,
+        namespace=namespace,
     )
+    rows += [
+        row
+        for row in unnamed_model_rows(
+            tuple(models),
+            tuple(runtimes),
+            services,
+            ome_version=version,
+            model_cache_provider=provider,
+        )
+        if namespace is None or row.namespace == namespace
+    ]
     answer = render_selections(rows, wanted_output(), {"ignored": _ignored(stream.others)})
     response = Response(answer.body, status=answer.status, content_type=answer.content_type)
     response.headers["Vary"] = "Accept"

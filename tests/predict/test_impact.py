@@ -161,5 +161,10 @@ def test_selections_of_a_stream_with_many_models(client):
         "MESSAGE",
     ]
     assert table.splitlines()[3].startswith("demo ") and " - " in table.splitlines()[3]
+    only = client.post("/v1/selections?namespace=demo", data=_stream(documents), headers=YAML)
+    assert [(r["name"], r["model"]) for r in only.get_json()["selections"]] == [
+        ("svc", "m0"),
+        (None, "m1"),
+    ]
     invalid = runtime_doc("bad", entry(priority=0))
     assert client.post("/v1/selections", data=_stream([invalid]), headers=YAML).status_code == 422

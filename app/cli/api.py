@@ -1,0 +1,203 @@
+"""The calls the commands make, and what an unsuccessful answer means for the command line: the
+service unusable (exit 3) or the input refused (exit 2, with ``file:line`` of the objects the
+answer names)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.schemas.documents import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
+from config.settings import SettingsError
+
+from . import output
+from .output import BAD_INPUT, UNAVAILABLE, Failure
+from .sources import Manifest
+from .transport import Query, Reply, Transport, Unreachable, segment
+
+JSON = "application/json"
+TEXT = "text/plain"
+YAML = "application/yaml"
+ACCEPT = {"json": JSON, "table": TEXT, "yaml": YAML}
+# A route the service does not have, or a method it does not take there: another version.
+_NO_SUCH_ENDPOINT = frozenset({"NotFound", "MethodNotAllowed"})
+
+
+@dataclass
+class Sent:
+    """The objects one request carries, to point at them: by their place in a list
+    (``runtimes[2]``, ``document 4``, ``current[1]``) or by kind, namespace and name."""
+
+    manifests: list[Manifest] = field(default_factory=list)
+    lists: dict[str, list[Manifest]] = field(default_factory=dict)
+
+    def body(self) -> bytes:
+        """The objects as a JSON array of manifests (SPEC §15)."""
+        return encode([manifest.body for manifest in self.manifests])
+
+    def origin_of_path(self, path: str) -> str | None:
+        found = _PATH.match(path)
+        if found is None:
+            return None
+        name, number = found.group("name"), _path_index(found)
+        if name in ("model", "inferenceService"):
+            kinds = MODEL_KINDS if name == "model" else (ISVC_KIND,)
+            items, index = [m for m in self.manifests if m.kind in kinds][-1:], 0
+        elif number is None:
+            return None
+        elif name == "document":  # numbered from 1, as the catalog writes name them
+            items, index = self.manifests, int(number) - 1
+        elif name == "array item":
+            items, index = self.manifests, int(number)
+        elif name == "runtimes":
+            items = [m for m in self.manifests if m.kind in RUNTIME_KINDS]
+            index = int(number)
+        else:
+            items, index = self.lists.get(name, []), int(number)
+        return items[index].origin if 0 <= index < len(items) else None
+
+    def origin_of(self, kind: str | None, namespace: str | None, name: str | None) -> str | None:
+        """Where the object the answer names starts: the last one of that identity (the one
+        the service reads); an object sent without a namespace matches any."""
+        found = None
+        for manifest in self.manifests:
+            same_place = namespace is None or manifest.namespace in (namespace, None)
+            if manifest.kind == kind and manifest.name == name and same_place:
+                found = manifest.origin
+        return found
+
+
+_PATH = re.compile(
+    r"(?P<name>document|array item|model|inferenceService|runtimes|[A-Za-z]+)"
+    r"(?: (?P<index>\d+)|\[(?P<bracket>\d+)\])?"
+)
+
+
+def _path_index(found: re.Match) -> str | None:
+    return found.group("index") or found.group("bracket")
+
+
+def endpoint_path(endpoint: str, cluster: str | None = None) -> str:
+    """``/v1/<endpoint>``, or the same question about a stored catalog."""
+    return f"/v1/{endpoint}" if cluster is None else f"/v1/clusters/{segment(cluster)}/{endpoint}"
+
+
+def encode(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request a command makes (and may make again for another representation)."""
+
+    method: str
+    path: str
+    query: list[tuple[str, str]] = field(default_factory=list)
+    sent: Sent = field(default_factory=Sent)
+    body: bytes | None = None
+
+
+class Api:
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Query = (),
+        body: bytes | None = None,
+        accept: str = JSON,
+        headers: Mapping[str, str] | None = None,
+    ) -> Reply:
+        """The answer; ``Failure`` (exit 3) when there is none, or when it says the service
+        cannot be used: a redirect, 401, 403, a route it does not have, 5xx."""
+        sent = {"Accept": accept, **(headers or {})}
+        if body is not None:
+            sent["Content-Type"] = JSON
+        try:
+            reply = self.transport.request(method, path, query=query, body=body, headers=sent)
+        except Unreachable as error:
+            raise Failure(str(error), UNAVAILABLE) from None
+        except SettingsError as error:  # the in-process service's settings (environment)
+            raise Failure(str(error), BAD_INPUT) from None
+        where = self.transport.where
+        if 300 <= reply.status < 400:
+            location = reply.headers.get("location", "elsewhere")
+            raise Failure(
+                f"{where} answered {reply.status}, a redirect to {location}: give that URL as "
+                "--server",
+                UNAVAILABLE,
+            )
+        error = reply.error() if reply.status >= 400 else {}
+        if (
+            reply.status in (401, 403)
+            or reply.status >= 500
+            or error.get("code") in _NO_SUCH_ENDPOINT
+        ):
+            code = f" {error['code']}" if error.get("code") else ""
+            detail = f": {error['message']}" if error.get("message") else ""
+            raise Failure(f"{where}: {method} {path}: {reply.status}{code}{detail}", UNAVAILABLE)
+        return reply
+
+    def ask(self, call: Call, accept: str = JSON) -> Reply:
+        return self.call(call.method, call.path, query=call.query, body=call.body, accept=accept)
+
+    def answer(self, call: Call) -> tuple[Reply, Any]:
+        """The JSON answer, or ``refusal`` of the input."""
+        reply = self.ask(call)
+        if reply.status != 200:
+            raise refusal(reply, call.sent)
+        return reply, reply.json()
+
+    def show(self, call: Call, reply: Reply, output_format: str) -> None:
+        """Print the answer as ``-o`` asks: JSON as received, else the same question asked
+        again for the text table or YAML (cached by the service)."""
+        if output_format == "json":
+            output.echo_bytes(reply.body)
+            return
+        shown = self.ask(call, ACCEPT[output_format])
+        if shown.status != 200:  # the same question: only a failing service answers else
+            raise refusal(shown, call.sent)
+        if output_format == "table":
+            output.echo_table(shown.body.decode("utf-8"))
+        else:
+            echo_answer(shown, output_format)
+
+
+def echo_answer(reply: Reply, output_format: str) -> None:
+    """An answer as received, or as YAML (the service's YAML writer) from an endpoint that
+    answers JSON only."""
+    if output_format == "yaml" and reply.mimetype == JSON:
+        output.echo_yaml(reply.json())
+    else:
+        output.echo_bytes(reply.body)
+
+
+def refusal(reply: Reply, sent: Sent, exit_code: int = BAD_INPUT) -> Failure:
+    """The API's message, and for an invalid document each field path with ``file:line``."""
+    error = reply.error()
+    fields = error.get("fields")
+    lines = [error["message"] if isinstance(fields, dict) else _with_origin(error["message"], sent)]
+    if isinstance(fields, dict):
+        for path, messages in fields.items():
+            origin = sent.origin_of_path(path)
+            text = " ".join(messages) if isinstance(messages, list) else str(messages)
+            lines.append(f"  {origin + ': ' if origin else ''}{path}: {text}")
+    return Failure("\n".join(lines), exit_code)
+
+
+def _with_origin(message: str, sent: Sent) -> str:
+    """A message that names a place in the body (``document 4 has no kind``) gets its
+    ``file:line`` in front."""
+    for found in _PATH.finditer(message):
+        if _path_index(found) is None:
+            continue
+        origin = sent.origin_of_path(found.group(0))
+        if origin:
+            return f"{origin}: {message}"
+    return message

@@ -1,0 +1,114 @@
+"""``ome-ranker push``: replace a stored catalog's objects with the files' (SPEC §17), only if
+nobody wrote it since its generation was read (``If-Match``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from . import output
+from .api import Api, Sent, echo_answer, refusal
+from .options import (
+    connection,
+    connection_options,
+    input_options,
+    load,
+    need_server,
+    open_api,
+    output_option,
+)
+from .output import BAD_INPUT, NOT_SELECTED, Failure
+from .transport import Reply, segment
+
+
+@click.command()
+@click.argument("cluster")
+@input_options
+@click.option("--create", is_flag=True, help="Create the cluster when the service has none.")
+@click.option(
+    "--if-match",
+    "generation",
+    type=click.IntRange(min=0),
+    metavar="GENERATION",
+    help="Write only if the catalog is at this generation (default: the one read first).",
+)
+@output_option
+@connection_options
+def push(cluster: str, **options: Any) -> None:
+    """Store the files as CLUSTER's catalog.
+
+    Replaces every stored object with the files' (PUT /v1/clusters/CLUSTER/objects), only if
+    the catalog is still at the generation read first: another write in between is not
+    overwritten (exit 1).
+    """
+    if not options["filenames"]:
+        raise Failure("give the objects to push with -f FILE|DIR|-")
+    manifests = load(options["filenames"], options["recursive"])
+    with open_api(*connection(options)) as api:
+        need_server(api, "push")
+        path = f"/v1/clusters/{segment(cluster)}"
+        generation = options["generation"]
+        if generation is None:
+            generation = current_generation(api, path, cluster, options["create"])
+        sent = Sent(manifests)
+        reply = api.call(
+            "PUT", f"{path}/objects", body=sent.body(), headers={"If-Match": f'"{generation}"'}
+        )
+    if reply.status == 412:
+        current = reply.error().get("generation", "unknown")
+        raise Failure(
+            f"catalog {cluster} changed while pushing (generation {current}); not overwritten",
+            NOT_SELECTED,
+        )
+    if reply.status != 200:
+        raise refusal(reply, sent)
+    if options["output"] == "table":
+        _summary(reply.json(), sent)
+    else:
+        echo_answer(reply, options["output"])
+
+
+def current_generation(api: Api, path: str, cluster: str, create: bool) -> int:
+    """The catalog's generation, after creating the cluster (``--create``) if it is new."""
+    reply = api.call("GET", path)
+    if reply.status == 404 and reply.error().get("code") == "ClusterNotFound":
+        if not create:
+            raise Failure(f"the service has no cluster {cluster}: add --create to create it")
+        reply = api.call("PUT", path, body=b"{}")
+        if reply.status not in (200, 201):
+            raise refusal(reply, Sent())
+    elif reply.status != 200:
+        raise refusal(reply, Sent())
+    return _generation(reply)
+
+
+def _generation(reply: Reply) -> int:
+    generation = reply.json().get("generation")
+    if not isinstance(generation, int):
+        raise Failure("the service's answer holds no generation", BAD_INPUT)
+    return generation
+
+
+def _summary(answer: dict[str, Any], sent: Sent) -> None:
+    counts = answer.get("counts") or {}
+    stored = sum(counts.values())
+    output.echo_lines(
+        [
+            f"cluster {answer['cluster']}: {stored} objects stored, generation "
+            f"{answer['generation']}",
+            *(f"  {kind}: {count}" for kind, count in counts.items()),
+            *(
+                f"ignored: {_origin(sent, item)}{item['kind']} {item['name'] or ''}: "
+                f"{item['reason']}"
+                for item in answer.get("ignored") or []
+            ),
+        ]
+    )
+    for warning in answer.get("warnings") or []:
+        output.warn(warning)
+
+
+def _origin(sent: Sent, item: dict[str, Any]) -> str:
+    origin = sent.origin_of(item["kind"], item.get("namespace"), item.get("name"))
+    return f"{origin}: " if origin else ""

@@ -1,0 +1,206 @@
+"""``ome-ranker rank`` and ``select``: which runtime OME picks for one model, from manifest files
+(or a stored catalog), through the HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from . import output
+from .api import Api, Call, Sent, echo_answer, endpoint_path, refusal
+from .options import (
+    cluster_option,
+    combine,
+    connection,
+    connection_options,
+    input_options,
+    load,
+    need_server,
+    open_api,
+    output_option,
+    query,
+    query_options,
+)
+from .output import NOT_SELECTED, Failure
+from .picking import choose
+from .transport import Reply
+
+# OME's answers that no runtime will serve the model (SPEC §7, §15, §17): exit 1, not 2.
+NOT_SELECTED_CODES = frozenset(
+    {
+        "NoRuntimeFound",
+        "RuntimeNotFound",
+        "RuntimeDisabled",
+        "RuntimeInheritanceError",
+        "RuntimeIncompatible",
+        "ModelNotFound",
+        "ModelNotReady",
+    }
+)
+SELECT_COLUMNS = ("RUNTIME", "SCOPE", "SCORE", "EXPLICIT", "MESSAGE")
+
+
+question_options = [
+    click.option("--model", metavar="NAME", help="The model to ask about, when there are several."),
+    click.option(
+        "--namespace",
+        metavar="NS",
+        help="The target namespace (?namespace=); also where --model is looked up.",
+    ),
+    click.option(
+        "--inference-service",
+        metavar="NS/NAME",
+        help="Ask about this InferenceService and its model.",
+    ),
+    click.option(
+        "--expect",
+        metavar="RUNTIME",
+        help="Exit 1 unless OME selects this runtime.",
+    ),
+]
+
+
+question_command = combine(
+    input_options,
+    *question_options,
+    query_options,
+    cluster_option,
+    output_option,
+    connection_options,
+)
+
+
+def build_call(endpoint: str, api: Api, options: dict[str, Any]) -> Call:
+    """The request for ``/v1/<endpoint>``, a catalog's ``POST`` (files laid over it) or its
+    ``GET`` by name (no files)."""
+    cluster = options["cluster"]
+    params = query(
+        namespace=options["namespace"],
+        omeVersion=options["ome_version"],
+        modelCacheProvider=options["model_cache_provider"],
+    )
+    if cluster is not None:
+        need_server(api, "--cluster")
+    if not options["filenames"]:
+        if cluster is None:
+            raise Failure("give the manifests with -f FILE|DIR|- (or a --cluster to ask)")
+        return _by_name(endpoint, cluster, options)
+    question = choose(
+        load(options["filenames"], options["recursive"]),
+        model=options["model"],
+        namespace=options["namespace"],
+        inference_service=options["inference_service"],
+        cluster=cluster,
+    )
+    if question.stored_model is not None:
+        params.append(("model", question.stored_model))
+    sent = Sent(question.manifests)
+    return Call("POST", endpoint_path(endpoint, cluster), params, sent, sent.body())
+
+
+def _by_name(endpoint: str, cluster: str, options: dict[str, Any]) -> Call:
+    if options["ome_version"] or options["model_cache_provider"]:
+        raise Failure(
+            "--ome-version and --model-cache-provider apply to manifests sent with -f; "
+            f"without them the settings of cluster {cluster} apply"
+        )
+    params = query(namespace=options["namespace"])
+    isvc = options["inference_service"]
+    if isvc is not None:
+        params.append(("inferenceService", isvc))
+    elif options["model"] is not None:
+        params.append(("model", options["model"]))
+    else:
+        raise Failure("name the model with --model NAME or --inference-service NS/NAME")
+    return Call("GET", endpoint_path(endpoint, cluster), params)
+
+
+def not_selected(reply: Reply, sent: Sent, output_format: str) -> Failure:
+    """OME's refusal (exit 1, its message and the excluded runtimes' reasons), or the input's
+    (exit 2)."""
+    error = reply.error()
+    if error.get("code") not in NOT_SELECTED_CODES:
+        return refusal(reply, sent)
+    if output_format != "table":
+        echo_answer(reply, output_format)
+    lines = [error["message"]]
+    excluded = error.get("excluded")
+    if isinstance(excluded, dict):
+        lines += [f"  {name}: {reason}" for name, reason in excluded.items()]
+    if error.get("hint"):
+        lines.append(f"  hint: {error['hint']}")
+    return Failure("\n".join(lines), NOT_SELECTED)
+
+
+@click.command()
+@question_command
+def rank(**options: Any) -> None:
+    """Rank the runtimes for one model, as OME does.
+
+    Every candidate runtime in OME's order with the reason for each it passes over (POST
+    /v1/rank; the table is `kubectl ome runtime explain`'s), and OME's message on stderr.
+    """
+    with open_api(*connection(options)) as api:
+        call = build_call("rank", api, options)
+        reply = api.ask(call)
+        if reply.status != 200:
+            raise not_selected(reply, call.sent, options["output"])
+        answer = reply.json()
+        api.show(call, reply, options["output"])
+    if options["output"] == "table":
+        _notes(answer)
+    _selected_or_exit(answer, options["expect"])
+
+
+@click.command()
+@question_command
+def select(**options: Any) -> None:
+    """The runtime OME selects for one model.
+
+    Only the runtime OME would use, or OME's refusal (POST /v1/select).
+    """
+    with open_api(*connection(options)) as api:
+        call = build_call("select", api, options)
+        reply = api.ask(call)
+        if reply.status != 200:
+            raise not_selected(reply, call.sent, options["output"])
+    answer = reply.json()
+    if options["output"] == "table":
+        chosen = answer["selected"]
+        output.echo_table(
+            output.table(
+                SELECT_COLUMNS,
+                [
+                    (
+                        chosen["name"],
+                        chosen["scope"],
+                        str(chosen["score"]),
+                        "Yes" if chosen["explicit"] else "No",
+                        answer["message"],
+                    )
+                ],
+            )
+        )
+        for warning in answer["warnings"]:
+            output.warn(warning)
+    else:
+        echo_answer(reply, options["output"])
+    _selected_or_exit(answer, options["expect"])
+
+
+def _notes(answer: dict) -> None:
+    """Beside the table, which does not say it: OME's message when a runtime is selected (else
+    it is the error), and the warnings, on stderr."""
+    if answer["selected"] is not None:
+        output.note(answer["message"])
+    for warning in answer["warnings"]:
+        output.warn(warning)
+
+
+def _selected_or_exit(answer: dict, expected: str | None) -> None:
+    selected = answer.get("selected")
+    if selected is None:
+        raise Failure(answer.get("message") or "no runtime selected", NOT_SELECTED)
+    if expected is not None and selected["name"] != expected:
+        raise Failure(f"OME selects {selected['name']}, not {expected}", NOT_SELECTED)

@@ -1,0 +1,246 @@
+"""Manifests read as ``kubectl apply -f`` reads them: files, directories (``.yaml``, ``.yml``,
+``.json``; subdirectories with ``-R``) and ``-`` for stdin. Every object keeps where it starts
+(``file:line``), so that a message about it can point there.
+
+Values come from the service's own loaders (``app.api.yaml_loader``, ``app.api.decoding``), so a
+file means here exactly what it would mean posted to the API; PyYAML's composer, run beside them,
+gives the lines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from app.api.decoding import MalformedRequest, decode_json_body
+from app.api.yaml_loader import load_documents
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")  # what kubectl reads from a directory
+LIST_KIND = "List"
+
+try:
+    _NodeLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML without libyaml
+    _NodeLoader = yaml.SafeLoader
+
+
+class SourceError(Exception):
+    """A path that cannot be read, or a document that is not a Kubernetes object; the message
+    starts with ``file:line`` when it is known."""
+
+
+class _NotAnObject(Exception):
+    def __init__(self, line: int, problem: str) -> None:
+        super().__init__(problem)
+        self.line, self.problem = line, problem
+
+
+@dataclass(frozen=True)
+class Manifest:
+    body: dict
+    origin: str  # "file:line"
+
+    @property
+    def kind(self) -> str:
+        return self.body["kind"]
+
+    @property
+    def name(self) -> str | None:
+        return _metadata_text(self.body, "name")
+
+    @property
+    def namespace(self) -> str | None:
+        return _metadata_text(self.body, "namespace")
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """Kind, namespace and name, as the cluster keys the object."""
+        return (self.kind, self.namespace or "", self.name or "")
+
+    def describe(self) -> str:
+        """``Kind namespace/name`` (``Kind name`` without a namespace)."""
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {where}{self.name or '<unnamed>'}"
+
+
+def _metadata_text(body: dict, key: str) -> str | None:
+    metadata = body.get("metadata")
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def read_manifests(paths: tuple[str, ...], recursive: bool, stdin: BinaryIO) -> list[Manifest]:
+    """Every object of every path, in order (files of a directory in name order)."""
+    manifests: list[Manifest] = []
+    stdin_read = False
+    for path in paths:
+        if path == STDIN:
+            if not stdin_read:  # stdin can be read once; naming it twice reads it once
+                manifests.extend(parse(stdin.read(), STDIN_NAME))
+                stdin_read = True
+            continue
+        for file in files_of(path, recursive):
+            try:
+                with open(file, "rb") as handle:
+                    raw = handle.read()
+            except OSError as error:
+                raise SourceError(f"{file}: cannot read: {error.strerror}") from None
+            manifests.extend(parse(raw, file))
+    return manifests
+
+
+def files_of(path: str, recursive: bool) -> list[str]:
+    """A file as given; a directory's manifest files, its subdirectories' too with ``-R``."""
+    if os.path.isfile(path):
+        return [path]
+    if not os.path.isdir(path):
+        raise SourceError(f'the path "{path}" does not exist')
+    found = []
+    for directory, subdirectories, files in os.walk(path):
+        subdirectories.sort()
+        if not recursive:
+            subdirectories.clear()
+        found.extend(
+            os.path.join(directory, name)
+            for name in sorted(files)
+            if name.endswith(MANIFEST_SUFFIXES)
+        )
+    return found
+
+
+def parse(raw: bytes, name: str) -> list[Manifest]:
+    """The objects of one file: Lists flattened, null documents skipped; a JSON file holds one
+    object, a List, or an array of them."""
+    is_json, values, nodes = _documents(raw, name)
+    manifests: list[Manifest] = []
+    for position, value in enumerate(values):
+        if value is None:
+            continue
+        node = nodes[position] if position < len(nodes) else None
+        try:
+            found = _array_items(value, node) if is_json else _objects(value, node, _line(node))
+            manifests.extend(Manifest(body, f"{name}:{line}") for body, line in found)
+        except _NotAnObject as error:
+            raise SourceError(f"{name}:{error.line}: {error.problem}") from None
+    return manifests
+
+
+def _documents(raw: bytes, name: str) -> tuple[bool, list, list[Node | None]]:
+    """Whether the file is JSON, its documents (a JSON file is one), and their nodes when
+    PyYAML reads them."""
+    if _looks_like_json(raw, name):
+        try:
+            return True, [decode_json_body(raw)], _nodes(raw)
+        except MalformedRequest as error:
+            if name.endswith(".json"):
+                raise SourceError(_located(name, error.message)) from None
+    try:
+        with _quiet_stderr():
+            values = load_documents(raw)
+    except MalformedRequest as error:
+        raise SourceError(_located(name, error.message)) from None
+    return False, values, _nodes(raw)
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """rapidyaml (the loader's fast path) writes its parse errors to file descriptor 2 before
+    the loader falls back to PyYAML, which names the error itself: keep the command's stderr
+    to its own messages."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to protect
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _looks_like_json(raw: bytes, name: str) -> bool:
+    return name.endswith(".json") or raw.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
+
+
+def _nodes(raw: bytes) -> list[Node | None]:
+    """Document nodes, for their lines only (values come from the service's loaders)."""
+    try:
+        return list(yaml.compose_all(raw, Loader=_NodeLoader))
+    except (yaml.YAMLError, RecursionError):  # JSON PyYAML does not take: no lines
+        return []
+
+
+_LINE = re.compile(r"\bline (\d+)")
+_BODY = re.compile(r"^request body (is )?")
+
+
+def _located(name: str, message: str) -> str:
+    """``file:line: problem`` from a loader's message, which names the line where it failed
+    (last: a YAML error names the construct it was in first)."""
+    text = _BODY.sub("", message)
+    lines = _LINE.findall(text)
+    return f"{name}:{lines[-1]}: {text}" if lines else f"{name}: {text}"
+
+
+def _line(node: Node | None, default: int = 1) -> int:
+    return default if node is None else node.start_mark.line + 1
+
+
+def _array_items(value: Any, node: Node | None) -> Iterator[tuple[dict, int]]:
+    """A JSON document: an array of objects, or one."""
+    if not isinstance(value, list):
+        yield from _objects(value, node, _line(node))
+        return
+    for index, item in enumerate(value):
+        item_node = _item_node(node, index)
+        yield from _objects(item, item_node, _line(item_node, _line(node)))
+
+
+def _objects(value: Any, node: Node | None, line: int) -> Iterator[tuple[dict, int]]:
+    if not isinstance(value, dict):
+        shape = "a sequence" if isinstance(value, list) else "a scalar"
+        raise _NotAnObject(line, f"the document is {shape}, not a Kubernetes object")
+    kind = value.get("kind")
+    if not isinstance(kind, str):
+        raise _NotAnObject(line, f"the object has {'no' if kind is None else 'a non-string'} kind")
+    if kind != LIST_KIND:
+        yield value, line
+        return
+    if value.get("apiVersion", "v1") != "v1":
+        raise _NotAnObject(line, "a List must have apiVersion v1")
+    items = value.get("items")
+    if items is None:
+        return
+    if not isinstance(items, list):
+        raise _NotAnObject(line, "the List's items is not a sequence")
+    items_node = _value_node(node, "items")
+    for index, item in enumerate(items):
+        item_node = _item_node(items_node, index)
+        yield from _objects(item, item_node, _line(item_node, line))
+
+
+def _value_node(node: Node | None, key: str) -> Node | None:
+    if not isinstance(node, MappingNode):
+        return None
+    for key_node, value_node in node.value:
+        if isinstance(key_node, ScalarNode) and key_node.value == key:
+            return value_node
+    return None
+
+
+def _item_node(node: Node | None, index: int) -> Node | None:
+    if isinstance(node, SequenceNode) and index < len(node.value):
+        return node.value[index]
+    return None

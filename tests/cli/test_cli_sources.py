@@ -1,0 +1,126 @@
+"""Reading manifests as ``kubectl apply -f`` does, each object with the line it starts on."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli.sources import STDIN_NAME, SourceError, files_of, parse, read_manifests
+from tests.cli.support import SEED, line_of
+
+
+def origins(manifests) -> list[tuple[str, str, str]]:
+    return [(m.kind, m.name, m.origin) for m in manifests]
+
+
+def test_seed_objects_start_where_their_documents_and_list_items_do():
+    found = parse(SEED.read_bytes(), "seed.yaml")
+    assert [(kind, name) for kind, name, _ in origins(found)] == [
+        ("BaseModel", "llama-3-2-3b-instruct"),
+        ("ServingRuntime", "team-llama"),
+        ("ClusterServingRuntime", "vllm-llama"),
+        ("ClusterServingRuntime", "srt-llama-small"),
+        ("ClusterServingRuntime", "srt-llama-large"),
+    ]
+    text = SEED.read_text().splitlines()
+    for manifest in found:
+        line = int(manifest.origin.rpartition(":")[2])
+        # the object's first key: apiVersion, at the document's start or after a List's "- "
+        assert text[line - 1].lstrip(" -").startswith("apiVersion:"), manifest.origin
+    assert found[0].origin == "seed.yaml:3"  # after the two comment lines
+
+
+def test_values_are_the_services_own_yaml_values():
+    raw = b"kind: BaseModel\nmetadata: {name: m}\nspec:\n  released: 2024-01-01\n  1: one\n"
+    (manifest,) = parse(raw, "m.yaml")
+    assert manifest.body["spec"] == {"released": "2024-01-01", "1": "one"}  # as the API reads
+
+
+def test_a_json_array_of_manifests_gives_each_item_its_line():
+    text = json.dumps([{"kind": "BaseModel", "metadata": {"name": "a"}}, {"kind": "X"}], indent=1)
+    found = parse(text.encode(), "all.json")
+    assert [m.origin for m in found] == ["all.json:2", "all.json:8"]  # each item's "{"
+
+
+def test_json_keeps_the_last_of_a_repeated_key_as_the_api_does():
+    (manifest,) = parse(b'{"kind": "X", "metadata": {"name": "a"}, "kind": "Y"}', "x.json")
+    assert manifest.kind == "Y"
+
+
+def test_null_documents_and_empty_lists_are_skipped():
+    raw = b"---\n---\nkind: List\napiVersion: v1\nitems: []\n---\nkind: X\n"
+    assert origins(parse(raw, "f.yaml")) == [("X", None, "f.yaml:7")]
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"kind: X\n---\n- a\n- b\n", "f.yaml:3: the document is a sequence, not a Kubernetes"),
+        (b"kind: X\n---\nmetadata: {}\n", "f.yaml:3: the object has no kind"),
+        (b"apiVersion: v2\nkind: List\nitems: []\n", "f.yaml:1: a List must have apiVersion v1"),
+        (b"kind: List\nitems:\n  - kind: X\n  - 3\n", "f.yaml:4: the document is a scalar"),
+        (b"a: 1\n  b: 2\n", "f.yaml:2: not valid YAML: mapping values are not allowed"),
+        (b"kind: X\nkind: Y\n", 'f.yaml:2: not valid YAML: key "kind" appears twice'),
+        (b"kind: !!python/object:os.system x\n", "f.yaml:1: not valid YAML"),
+    ],
+)
+def test_what_the_api_refuses_is_refused_with_file_and_line(raw, message):
+    with pytest.raises(SourceError) as refused:
+        parse(raw, "f.yaml")
+    assert str(refused.value).startswith(message), str(refused.value)
+
+
+def test_bad_json_in_a_json_file_names_its_line():
+    with pytest.raises(SourceError, match=r"^bad\.json:3: not valid JSON"):
+        parse(b'{\n "kind": "X",\n oops\n}', "bad.json")
+
+
+def test_yaml_errors_leave_stderr_to_the_command(capfd):
+    with pytest.raises(SourceError):
+        parse(b"a: 1\n  b: 2\n", "f.yaml")  # rapidyaml prints its own error to fd 2
+    assert capfd.readouterr().err == ""
+
+
+def test_a_directory_gives_its_manifest_files_in_name_order_and_subdirectories_with_R(tree):
+    top = [Path(path).relative_to(tree).as_posix() for path in files_of(str(tree), False)]
+    assert top == ["app.yaml"]
+    everything = [Path(path).relative_to(tree).as_posix() for path in files_of(str(tree), True)]
+    assert everything == [
+        "app.yaml",
+        "runtimes/team.json",
+        "runtimes/vllm.yaml",
+        "runtimes/more/qwen.yml",
+    ]
+
+
+def test_a_file_is_read_whatever_its_name_and_a_missing_path_is_refused(tmp_path):
+    manifest = tmp_path / "model.txt"
+    manifest.write_text("kind: X\n")
+    assert files_of(str(manifest), False) == [str(manifest)]
+    with pytest.raises(SourceError, match=r'the path ".*nowhere" does not exist'):
+        files_of(str(tmp_path / "nowhere"), False)
+
+
+def test_stdin_is_read_once_and_named(tree):
+    stdin = io.BytesIO(b"kind: X\nmetadata: {name: a}\n")
+    found = read_manifests(("-", str(tree / "runtimes" / "vllm.yaml"), "-"), False, stdin)
+    assert origins(found) == [
+        ("X", "a", f"{STDIN_NAME}:1"),
+        ("ClusterServingRuntime", "vllm", f"{tree / 'runtimes' / 'vllm.yaml'}:1"),
+    ]
+
+
+def test_tree_lines(tree):
+    found = read_manifests((str(tree),), True, io.BytesIO())
+    app = tree / "app.yaml"
+    assert origins(found)[:3] == [
+        ("Namespace", "demo", f"{app}:1"),
+        ("BaseModel", "llama", f"{app}:{line_of(app, 'kind: BaseModel') - 1}"),
+        ("InferenceService", "chat", f"{app}:{line_of(app, 'kind: InferenceService') - 1}"),
+    ]
+    qwen = tree / "runtimes" / "more" / "qwen.yml"
+    item = line_of(qwen, "kind: ClusterServingRuntime") - 1  # the List item's "- apiVersion"
+    assert origins(found)[-1] == ("ClusterServingRuntime", "sglang", f"{qwen}:{item}")
