@@ -61,15 +61,19 @@ def best_entry(checks: RuntimeChecks, runtime: Runtime) -> tuple[int, Entry, int
     return best
 
 
-def to_win(checks: RuntimeChecks, row: RuntimeRow, rivals: list[RuntimeRow]) -> dict | None:
-    """The smallest priority on the best entry that puts ``row`` before every rival of its
-    scope, all else unchanged; None when no priority can (§19)."""
+def to_win(
+    checks: RuntimeChecks, row: RuntimeRow, top: int, top_group: list[RuntimeRow]
+) -> dict | None:
+    """The smallest priority on the best entry that puts ``row`` before every other qualifying
+    runtime of its scope, all else unchanged; None when no priority can (§19). ``top`` is the
+    scope's best score and ``top_group`` its rows with that score, in order (the first row
+    first, so that the usual case is decided by one comparison)."""
     found = best_entry(checks, row.runtime)
-    if found is None or found[2] <= 0 or not rivals:
+    if found is None or found[2] <= 0:
         return None
     index, _, unit = found
-    top = max(rival.score for rival in rivals)
-    needed = top + (1 if any(r.score == top and not _wins_a_tie(row, r) for r in rivals) else 0)
+    beaten_at_a_tie = all(r is row or _wins_a_tie(row, r) for r in top_group)
+    needed = top if beaten_at_a_tie else top + 1
     priority = max(1, math.ceil(needed / unit))
     if priority > MAX_PRIORITY:
         return None
@@ -79,9 +83,18 @@ def to_win(checks: RuntimeChecks, row: RuntimeRow, rivals: list[RuntimeRow]) -> 
 def advise(
     checks: RuntimeChecks, rows: tuple[RuntimeRow, ...], explicit: str | None
 ) -> tuple[RowAdvice, ...]:
-    """One ``RowAdvice`` per row. ``explicit``: the runtime the InferenceService names, if any."""
-    qualifying = [row for row in rows if row.compatible]
-    first_namespaced = next((r for r in qualifying if not r.runtime.is_cluster), None)
+    """One ``RowAdvice`` per row. ``explicit``: the runtime the InferenceService names, if any.
+    Linear in the rows (but for ties on the best score, which are compared one by one)."""
+    scopes: dict[bool, list[RuntimeRow]] = {False: [], True: []}
+    for row in rows:
+        if row.compatible:
+            scopes[row.runtime.is_cluster].append(row)
+    tops = {
+        cluster: [r for r in scope if r.score == scope[0].score]
+        for cluster, scope in scopes.items()
+        if scope
+    }
+    first_namespaced = scopes[False][0] if scopes[False] else None
     advice = []
     previous: RuntimeRow | None = None
     for row in rows:
@@ -90,18 +103,19 @@ def advise(
             continue
         decided = None if previous is None else decided_by(previous, row)
         previous = row
-        scope = [r for r in qualifying if r.runtime.is_cluster == row.runtime.is_cluster]
+        cluster = row.runtime.is_cluster
+        scope = scopes[cluster]
         if scope[0] is row:
             advice.append(RowAdvice(decided))
             continue
-        win = to_win(checks, row, [r for r in scope if r is not row])
+        win = to_win(checks, row, scope[0].score, tops[cluster])
         note = None
         if explicit is not None:
             note = (
                 f"spec.runtime names {explicit}: OME uses that runtime and selects none "
                 "automatically"
             )
-        elif row.runtime.is_cluster and first_namespaced is not None:
+        elif cluster and first_namespaced is not None:
             ns = first_namespaced.runtime
             note = (
                 f"ServingRuntime {ns.name} in {ns.namespace} qualifies and comes first whatever "
