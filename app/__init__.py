@@ -9,7 +9,7 @@ from config.settings import Config
 
 def create_app(config: Config | None = None) -> Flask:
     """Build the WSGI application; the only place that wires things together."""
-    # No static folder: the service serves no files (/docs is one self-contained page), and
+    # No static folder: the page at / serves its own files under /ui/static (app/web), and
     # Flask's /static/<path> route would be a route the OpenAPI description does not list.
     app = Flask(__name__, static_folder=None)
     settings = config or Config()
@@ -22,6 +22,7 @@ def create_app(config: Config | None = None) -> Flask:
     from .api.clusters import bp as clusters_bp
     from .api.predict import bp as predict_bp
     from .api.views import bp as ranking_bp
+    from .web import bp as web_bp
 
     # First, so that its before_request hook (request id, timer) runs before any other.
     observability.init_app(app)
@@ -38,4 +39,5 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(predict_bp)
     app.register_blueprint(operations.bp)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(web_bp)
     return app

@@ -89,4 +89,4 @@ def test_the_build_context_holds_only_what_runs():
     rules = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
     assert rules[0] == "*"  # everything excluded, then the few paths let through
     allowed = {rule[1:].rstrip("/") for rule in rules if rule.startswith("!")}
-    assert allowed == {"app", "config", "migrations", "requirements.txt"}
+    assert allowed == {"app", "config", "migrations", "requirements.txt", "pyproject.toml"}

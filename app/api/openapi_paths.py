@@ -223,4 +223,38 @@ def _service_operations(text: dict) -> dict[str, dict]:
             "A self-contained HTML page (no external assets), rendered from `/openapi.json`.",
             {"text/html": text},
         ),
+        **_web_page_operations(text),
     }
+
+
+def _web_page_operations(text: dict) -> dict[str, dict]:
+    """``/`` and its files (``app/web``): the page for people, which asks the endpoints above."""
+    page = _get(
+        "webPage",
+        "documentation",
+        "The web page for people",
+        'Clusters, their selections, one ranking and "try it" on pasted manifests, shown as '
+        "the API answers them. Its script and styles are the files below; its "
+        "Content-Security-Policy allows nothing but this origin.",
+        {"text/html": text},
+    )
+    media = ("text/javascript", "text/css", "image/svg+xml", "text/plain", "text/markdown")
+    static = _get(
+        "webPageFile",
+        "documentation",
+        "A file of the web page",
+        "The page's ES modules and style sheet, the vendored libraries and their licences. "
+        "Any other name is a 404.",
+        {media_type: text for media_type in media},
+    )
+    static["get"]["parameters"].append(
+        {
+            "name": "filename",
+            "in": "path",
+            "required": True,
+            "description": "A file under `app/web/static`, such as `app.js`.",
+            "schema": {"type": "string"},
+        }
+    )
+    static["get"]["responses"]["404"] = "NotFound"
+    return {"/": page, "/ui/static/{filename}": static}

@@ -1,0 +1,71 @@
+"""The web page for people (``GET /``): the API's answers shown, not recomputed.
+
+One HTML document and a few static files, all served by the service itself: no build step, no
+external asset, no inline script or style, so the page's Content-Security-Policy can forbid
+everything but this origin, and the page works offline. The page's script asks the same
+``/v1/...`` endpoints as any client, with the token the user typed (kept in the browser tab's
+``sessionStorage`` only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, render_template, send_from_directory
+
+STATIC = Path(__file__).resolve().parent / "static"
+STATIC_PREFIX = "/ui/static"
+
+# Everything from this origin, nothing inline, no eval; nothing may frame the page, no <base>,
+# no form posts elsewhere, no plugins.
+PAGE_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+# The static files are not documents; should one be opened directly, it may load nothing.
+STATIC_CSP = "default-src 'none'; frame-ancestors 'none'"
+
+# The file types the page is made of, each with its exact media type (an ES module must come as
+# JavaScript; the system's mime.types is not consulted, so every machine answers the same).
+# Werkzeug adds ``charset=utf-8`` to the text types.
+MEDIA_TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+    ".txt": "text/plain",
+    ".md": "text/markdown",
+}
+
+bp = Blueprint("web", __name__, template_folder="templates")
+
+
+def _secured(response: Response, policy: str) -> Response:
+    response.headers["Content-Security-Policy"] = policy
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Frame-Options"] = "DENY"
+    return response
+
+
+@bp.get("/")
+def page() -> Response:
+    """The single page; its views (clusters, selections, a ranking, "try it") are routed in the
+    browser by the URL's fragment, so every view can be bookmarked and shared."""
+    html = render_template("web/index.html", static=STATIC_PREFIX)
+    response = Response(html, status=200, content_type="text/html; charset=utf-8")
+    response.headers["Cache-Control"] = "no-cache"
+    return _secured(response, PAGE_CSP)
+
+
+@bp.get(f"{STATIC_PREFIX}/<path:filename>")
+def static_file(filename: str) -> Response:
+    """A file of ``app/web/static``: the page's modules and style sheet, the vendored libraries
+    and their licences. Anything else is the API's 404."""
+    media_type = MEDIA_TYPES.get(Path(filename).suffix)
+    if media_type is None:
+        abort(404)
+    # send_from_directory refuses paths that leave the directory (404).
+    response = send_from_directory(STATIC, filename, mimetype=media_type, max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return _secured(response, STATIC_CSP)

@@ -1,0 +1,925 @@
+// The ome-ranker page: clusters, their selections, one ranking, and "try it" on pasted
+// manifests. Every number and text comes from the API's answer as it is; the page only lays it
+// out. Views are routed by the URL's fragment (#/clusters, #/clusters/<c>,
+// #/clusters/<c>/rank?inferenceService=<ns>/<name>, #/try), so each can be bookmarked.
+
+import { Component, h, render } from "./vendor/preact-10.29.8.module.js";
+import htm from "./vendor/htm-3.1.1.module.js";
+import { call, clusterPath, getToken, setToken, withQuery } from "./api.js";
+import { cell, decidedByText, qualifiedName, scopeWhere, toWinText } from "./format.js";
+
+const html = htm.bind(h);
+
+// --- routes ---------------------------------------------------------------------------------
+
+export function parseRoute(hash) {
+  const raw = (hash || "").replace(/^#/, "") || "/clusters";
+  const mark = raw.indexOf("?");
+  const path = mark < 0 ? raw : raw.slice(0, mark);
+  const params = new URLSearchParams(mark < 0 ? "" : raw.slice(mark + 1));
+  let parts;
+  try {
+    parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return { view: "missing", params };
+  }
+  if (parts.length === 0 || (parts[0] === "clusters" && parts.length === 1)) {
+    return { view: "clusters", params };
+  }
+  if (parts[0] === "try" && parts.length === 1) {
+    return { view: "try", params };
+  }
+  if (parts[0] === "clusters" && parts.length === 2) {
+    return { view: "selections", cluster: parts[1], params };
+  }
+  if (parts[0] === "clusters" && parts.length === 3 && parts[2] === "rank") {
+    return { view: "rank", cluster: parts[1], params };
+  }
+  return { view: "missing", params };
+}
+
+const hashOf = (path, params = {}) => `#${withQuery(path, params)}`;
+const selectionsHash = (cluster, params) => hashOf(`/clusters/${encodeURIComponent(cluster)}`, params);
+const rankHash = (cluster, params) =>
+  hashOf(`/clusters/${encodeURIComponent(cluster)}/rank`, params);
+const tryHash = (params) => hashOf("/try", params);
+
+function focusHeading() {
+  const heading = document.getElementById("view-title");
+  if (heading) {
+    heading.focus();
+  }
+}
+
+// --- pieces -----------------------------------------------------------------------------------
+
+const HELP = {
+  401: "Enter a token above, in the token field (or run the service on your machine with OME_RANKER_AUTH=none).",
+  403: "This token may not read that cluster: use a token whose read list names it.",
+};
+
+function ErrorBox({ error, status }) {
+  const fields =
+    error.fields && typeof error.fields === "object" ? Object.entries(error.fields) : [];
+  const excluded =
+    error.excluded && typeof error.excluded === "object" ? Object.entries(error.excluded) : [];
+  const title = status ? `${status} ${error.code}` : error.code;
+  return html`<div class="error" role="alert">
+    <p class="error-title"><strong>${title}</strong></p>
+    <p class="error-message">${error.message}</p>
+    ${fields.length
+      ? html`<ul class="error-fields">
+          ${fields.map(
+            ([path, messages]) =>
+              html`<li>
+                <code>${path}</code>:${" "}
+                ${Array.isArray(messages) ? messages.join(" ") : JSON.stringify(messages)}
+              </li>`,
+          )}
+        </ul>`
+      : null}
+    ${excluded.length
+      ? html`<ul class="error-fields">
+          ${excluded.map(([name, reason]) => html`<li><code>${name}</code>: ${reason}</li>`)}
+        </ul>`
+      : null}
+    ${error.hint ? html`<p class="error-hint">${error.hint}</p>` : null}
+    ${HELP[status] ? html`<p class="error-help">${HELP[status]}</p>` : null}
+  </div>`;
+}
+
+// A table that scrolls sideways inside its own box, never the page.
+function Scroll({ label, children }) {
+  return html`<div class="scroll" role="region" aria-label=${label} tabindex="0">
+    ${children}
+  </div>`;
+}
+
+function Messages({ id, title, items }) {
+  if (!items || items.length === 0) {
+    return null;
+  }
+  return html`<section class="messages" aria-labelledby=${`${id}-title`}>
+    <h3 id=${`${id}-title`}>${title}</h3>
+    <ul id=${id}>
+      ${items.map((item) => html`<li>${item}</li>`)}
+    </ul>
+  </section>`;
+}
+
+function Ignored({ items }) {
+  if (!items || items.length === 0) {
+    return null;
+  }
+  return html`<section aria-labelledby="ignored-title">
+    <h3 id="ignored-title">Ignored objects</h3>
+    <${Scroll} label="Ignored objects">
+      <table id="ignored-table">
+        <thead>
+          <tr><th scope="col">KIND</th><th scope="col">NAME</th><th scope="col">REASON</th></tr>
+        </thead>
+        <tbody>
+          ${items.map(
+            (item) => html`<tr>
+              <td>${cell(item.kind)}</td>
+              <td>${qualifiedName(item.namespace, item.name)}</td>
+              <td class="text">${cell(item.reason)}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    <//>
+  </section>`;
+}
+
+// Runs one request when mounted and shows its answer (through `show`) or its error.
+class Fetch extends Component {
+  state = { result: null };
+
+  componentDidMount() {
+    this.props.request().then((result) => {
+      if (!this.gone) {
+        this.setState({ result });
+        if (result.ok && this.props.loaded) {
+          this.props.loaded(result.data);
+        }
+      }
+    });
+  }
+
+  componentWillUnmount() {
+    this.gone = true;
+  }
+
+  render({ show, label }, { result }) {
+    if (result === null) {
+      return html`<p class="status" role="status">Loading ${label}…</p>`;
+    }
+    if (!result.ok) {
+      return html`<${ErrorBox} error=${result.error} status=${result.status} />`;
+    }
+    return show(result.data);
+  }
+}
+
+// --- the ranking (shared by a cluster's ranking and "try it") ----------------------------------
+
+const RANK_COLUMNS = [
+  ["runtime", "RUNTIME"],
+  ["scope", "SCOPE"],
+  ["compatible", "COMPATIBLE"],
+  ["priority", "PRIORITY"],
+  ["weight", "WEIGHT"],
+  ["reason", "REASON"],
+  ["score", "SCORE"],
+  ["distance", "DISTANCE"],
+  ["order", "WHY HERE"],
+  ["to-win", "TO COME FIRST"],
+];
+
+function isSelected(row, selected) {
+  return selected !== null && row.name === selected.name && row.scope === selected.scope;
+}
+
+function Ranking({ answer }) {
+  const { model, selected } = answer;
+  return html`<div class="ranking">
+    <dl class="summary">
+      <div>
+        <dt>Model</dt>
+        <dd>
+          <span id="model-name">${model.name}</span>
+          <span class="quiet"> (${model.kind}, ${scopeWhere(model.namespace)})</span>
+        </dd>
+      </div>
+      <div><dt>Target namespace</dt><dd id="target-namespace">${answer.namespace}</dd></div>
+      <div><dt>OME version</dt><dd id="ome-version">${answer.omeVersion}</dd></div>
+      <div>
+        <dt>Selected runtime</dt>
+        <dd>
+          <strong id="selected-name">${selected ? selected.name : "none"}</strong>
+          ${selected
+            ? html`<span class="quiet">
+                ${" "}(${selected.scope}, score ${cell(selected.score)},
+                ${selected.explicit ? " named explicitly" : " auto-selected"})
+              </span>`
+            : null}
+        </dd>
+      </div>
+      <div><dt>OME's message</dt><dd id="ranking-message" class="text">${answer.message}</dd></div>
+    </dl>
+    <${Scroll} label="Runtime ranking">
+      <table id="ranking-table" class="ranking-table">
+        <caption>
+          Every candidate runtime in OME's order${selected ? "; the selected one is marked" : ""}.
+          WHY HERE: the rule that put a runtime below the one above it.
+        </caption>
+        <thead>
+          <tr>
+            ${RANK_COLUMNS.map(([key, title]) => html`<th scope="col" data-col=${key}>${title}</th>`)}
+          </tr>
+        </thead>
+        <tbody>
+          ${answer.runtimes.map((row, index) => {
+            const chosen = isSelected(row, selected);
+            return html`<tr class=${chosen ? "selected" : ""} data-runtime=${row.name}>
+              <th scope="row" data-col="runtime">
+                ${row.name}${chosen ? html`<span class="marker" aria-label="selected"> ✓</span>` : null}
+              </th>
+              <td data-col="scope">${cell(row.scope)}</td>
+              <td data-col="compatible" class=${row.compatible ? "yes" : "no"}>${cell(row.compatible)}</td>
+              <td data-col="priority">${cell(row.priority)}</td>
+              <td data-col="weight">${cell(row.weight)}</td>
+              <td data-col="reason" class="text">${cell(row.reason)}</td>
+              <td data-col="score">${cell(row.score)}</td>
+              <td data-col="distance">${cell(row.distance)}</td>
+              <td data-col="order">${decidedByText(row, index > 0 ? answer.runtimes[index - 1] : null)}</td>
+              <td data-col="to-win" class="text">${toWinText(row)}</td>
+            </tr>`;
+          })}
+        </tbody>
+      </table>
+    <//>
+    <${Messages} id="warnings" title="Warnings" items=${answer.warnings} />
+    <${Messages} id="notes" title="Notes" items=${answer.notes} />
+    <${Ignored} items=${answer.ignored} />
+  </div>`;
+}
+
+// --- views -----------------------------------------------------------------------------------
+
+function ClustersView() {
+  return html`<section>
+    <h1 id="view-title" tabindex="-1">Clusters</h1>
+    <p class="lead">
+      The stored catalogs this token may read (<code>GET /v1/clusters</code>). Open one to see
+      which runtime each InferenceService gets.
+    </p>
+    <${Fetch}
+      label="clusters"
+      request=${() => call("GET", "/v1/clusters")}
+      show=${(data) => html`<${ClusterTable} clusters=${data.clusters} />`}
+    />
+  </section>`;
+}
+
+function ClusterTable({ clusters }) {
+  if (clusters.length === 0) {
+    return html`<p class="empty" id="no-clusters">No cluster that this token may read.</p>`;
+  }
+  const kinds = Object.keys(clusters[0].counts || {});
+  return html`<${Scroll} label="Clusters">
+    <table id="clusters-table">
+      <thead>
+        <tr>
+          <th scope="col">CLUSTER</th>
+          <th scope="col">DESCRIPTION</th>
+          <th scope="col">OME VERSION</th>
+          <th scope="col">MODEL CACHE PROVIDER</th>
+          <th scope="col">GENERATION</th>
+          <th scope="col">UPDATED</th>
+          ${kinds.map((kind) => html`<th scope="col" data-col=${kind}>${kind}</th>`)}
+          <th scope="col">TRY IT</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${clusters.map(
+          (cluster) => html`<tr data-cluster=${cluster.name}>
+            <th scope="row" data-col="name">
+              <a href=${selectionsHash(cluster.name)}>${cluster.name}</a>
+            </th>
+            <td data-col="description" class="text">${cell(cluster.description)}</td>
+            <td data-col="omeVersion">${cell(cluster.omeVersion)}</td>
+            <td data-col="modelCacheProvider">${cell(cluster.modelCacheProvider)}</td>
+            <td data-col="generation">${cell(cluster.generation)}</td>
+            <td data-col="updatedAt">${cell(cluster.updatedAt)}</td>
+            ${kinds.map((kind) => html`<td data-col=${kind}>${cell(cluster.counts[kind])}</td>`)}
+            <td><a href=${tryHash({ cluster: cluster.name })}>Try manifests against it</a></td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  <//>`;
+}
+
+const OUTCOMES = [
+  ["", "Every outcome"],
+  ["runtime", "With a runtime"],
+  ["none", "No runtime"],
+  ["explicit", "Explicit runtime"],
+];
+
+function outcomeOf(row, outcome) {
+  if (outcome === "runtime") {
+    return row.runtime !== null;
+  }
+  if (outcome === "none") {
+    return row.runtime === null;
+  }
+  if (outcome === "explicit") {
+    return row.runtime !== null && row.runtime.explicit === true;
+  }
+  return true;
+}
+
+class SelectionsView extends Component {
+  constructor(props) {
+    super(props);
+    this.state = {
+      namespace: props.params.get("namespace") || "",
+      outcome: props.params.get("outcome") || "",
+      model: "",
+      modelNamespace: "",
+    };
+  }
+
+  remember(changes) {
+    this.setState(changes, () => {
+      const { namespace, outcome } = this.state;
+      // replaceState: the filters go into the address without a new route (and no refetch).
+      window.history.replaceState(null, "", selectionsHash(this.props.cluster, { namespace, outcome }));
+    });
+  }
+
+  rankModel = (event) => {
+    event.preventDefault();
+    const { model, modelNamespace } = this.state;
+    if (model) {
+      window.location.hash = rankHash(this.props.cluster, { model, namespace: modelNamespace });
+    }
+  };
+
+  render({ cluster }, { model, modelNamespace }) {
+    return html`<section>
+      <p class="crumbs"><a href="#/clusters">Clusters</a> › ${cluster}</p>
+      <h1 id="view-title" tabindex="-1">Selections in ${cluster}</h1>
+      <p class="lead">
+        Every stored InferenceService with the runtime OME gives it
+        (<code>GET /v1/clusters/${cluster}/selections</code>). Open one to see its ranking.
+      </p>
+      <${Fetch}
+        label="selections"
+        request=${() => call("GET", `${clusterPath(cluster)}/selections`)}
+        show=${(data) => this.table(data)}
+      />
+      <form class="inline-form" id="rank-model-form" onSubmit=${this.rankModel}>
+        <h2>Rank a model of ${cluster}</h2>
+        <div class="fields">
+          <label for="rank-model">Model name</label>
+          <input
+            id="rank-model"
+            value=${model}
+            required
+            onInput=${(event) => this.setState({ model: event.currentTarget.value })}
+          />
+          <label for="rank-namespace">Namespace</label>
+          <input
+            id="rank-namespace"
+            value=${modelNamespace}
+            placeholder="default"
+            onInput=${(event) => this.setState({ modelNamespace: event.currentTarget.value })}
+          />
+          <button type="submit">Rank</button>
+        </div>
+      </form>
+    </section>`;
+  }
+
+  table(data) {
+    const { cluster } = this.props;
+    const { namespace, outcome } = this.state;
+    const namespaces = [...new Set(data.selections.map((row) => row.namespace))];
+    if (namespace && !namespaces.includes(namespace)) {
+      namespaces.push(namespace); // named in the address, but holds no InferenceService
+    }
+    const inNamespace = data.selections.filter((row) => !namespace || row.namespace === namespace);
+    const shown = inNamespace.filter((row) => outcomeOf(row, outcome));
+    const counts = {
+      total: namespace ? inNamespace.length : data.count,
+      runtime: inNamespace.filter((row) => row.runtime !== null).length,
+      none: inNamespace.filter((row) => row.runtime === null).length,
+      explicit: inNamespace.filter((row) => row.runtime !== null && row.runtime.explicit).length,
+    };
+    return html`<div>
+      <dl class="counts" id="selection-counts">
+        <div><dt>InferenceServices</dt><dd data-count="total">${counts.total}</dd></div>
+        <div><dt>With a runtime</dt><dd data-count="runtime">${counts.runtime}</dd></div>
+        <div><dt>No runtime</dt><dd data-count="none">${counts.none}</dd></div>
+        <div><dt>Explicit runtime</dt><dd data-count="explicit">${counts.explicit}</dd></div>
+      </dl>
+      <p class="quiet">
+        Generation ${data.generation}${namespace ? `, namespace ${namespace}` : ", every namespace"}.
+      </p>
+      <div class="filters">
+        <div>
+          <label for="filter-namespace">Namespace</label>
+          <select
+            id="filter-namespace"
+            value=${namespace}
+            onChange=${(event) => this.remember({ namespace: event.currentTarget.value })}
+          >
+            <option value="">Every namespace</option>
+            ${namespaces.map((name) => html`<option value=${name}>${name}</option>`)}
+          </select>
+        </div>
+        <div>
+          <label for="filter-outcome">Outcome</label>
+          <select
+            id="filter-outcome"
+            value=${outcome}
+            onChange=${(event) => this.remember({ outcome: event.currentTarget.value })}
+          >
+            ${OUTCOMES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+          </select>
+        </div>
+        <p class="quiet" id="shown-count" role="status">
+          Showing ${shown.length} of ${inNamespace.length}.
+        </p>
+      </div>
+      <${Scroll} label="Selections">
+        <table id="selections-table">
+          <thead>
+            <tr>
+              <th scope="col">NAMESPACE</th>
+              <th scope="col">INFERENCESERVICE</th>
+              <th scope="col">MODEL</th>
+              <th scope="col">RUNTIME</th>
+              <th scope="col">SCOPE</th>
+              <th scope="col">EXPLICIT</th>
+              <th scope="col">MESSAGE</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${shown.map((row) => {
+              const link = row.name
+                ? rankHash(cluster, { inferenceService: `${row.namespace}/${row.name}` })
+                : rankHash(cluster, { model: row.model, namespace: row.namespace });
+              return html`<tr data-isvc=${`${row.namespace}/${row.name}`}>
+                <td data-col="namespace">${row.namespace}</td>
+                <th scope="row" data-col="name"><a href=${link}>${cell(row.name)}</a></th>
+                <td data-col="model">${cell(row.model)}</td>
+                <td data-col="runtime">${cell(row.runtime && row.runtime.name)}</td>
+                <td data-col="scope">${cell(row.runtime && row.runtime.scope)}</td>
+                <td data-col="explicit">${cell(row.runtime && row.runtime.explicit)}</td>
+                <td data-col="message" class="text">
+                  ${row.message}${row.error ? html` <span class="badge">${row.error}</span>` : null}
+                </td>
+              </tr>`;
+            })}
+          </tbody>
+        </table>
+      <//>
+    </div>`;
+  }
+}
+
+function RankView({ cluster, params }) {
+  const question = {
+    inferenceService: params.get("inferenceService") || "",
+    model: params.get("model") || "",
+    namespace: params.get("namespace") || "",
+    modelKind: params.get("modelKind") || "",
+  };
+  const subject = question.inferenceService
+    ? `InferenceService ${question.inferenceService}`
+    : `model ${question.model}${question.namespace ? ` in ${question.namespace}` : ""}`;
+  return html`<section>
+    <p class="crumbs">
+      <a href="#/clusters">Clusters</a> › <a href=${selectionsHash(cluster)}>${cluster}</a> › ranking
+    </p>
+    <h1 id="view-title" tabindex="-1">Ranking for ${subject}</h1>
+    <p class="lead">
+      What OME would do in ${cluster} (<code>GET /v1/clusters/${cluster}/rank</code>), as${" "}
+      <code>kubectl ome runtime explain</code> prints it.
+    </p>
+    <${Fetch}
+      label="the ranking"
+      request=${() => call("GET", withQuery(`${clusterPath(cluster)}/rank`, question))}
+      show=${(answer) => html`<${Ranking} answer=${answer} />`}
+    />
+  </section>`;
+}
+
+function Lint({ answer }) {
+  return html`<div class="lint">
+    <dl class="counts">
+      <div><dt>Admitted</dt><dd id="lint-admitted">${cell(answer.admitted)}</dd></div>
+      ${Object.entries(answer.counts || {}).map(
+        ([severity, count]) =>
+          html`<div><dt>${severity}</dt><dd data-count=${severity}>${count}</dd></div>`,
+      )}
+    </dl>
+    ${answer.findings.length === 0
+      ? html`<p class="empty" id="no-findings">No findings: kubectl apply would print nothing.</p>`
+      : html`<${Scroll} label="Findings">
+          <table id="lint-table">
+            <thead>
+              <tr>
+                <th scope="col">SEVERITY</th>
+                <th scope="col">KIND</th>
+                <th scope="col">NAME</th>
+                <th scope="col">FIELD</th>
+                <th scope="col">CODE</th>
+                <th scope="col">MESSAGE</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${answer.findings.map(
+                (finding) => html`<tr class=${`severity-${finding.severity}`}>
+                  <td data-col="severity">${finding.severity}</td>
+                  <td data-col="kind">${cell(finding.kind)}</td>
+                  <td data-col="name">${qualifiedName(finding.namespace, finding.name)}</td>
+                  <td data-col="field" class="wrap">${cell(finding.field)}</td>
+                  <td data-col="code">${cell(finding.code)}</td>
+                  <td data-col="message" class="text">${finding.message}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        <//>`}
+    <${Messages} id="lint-warnings" title="Warnings" items=${answer.warnings} />
+    <${Ignored} items=${answer.ignored} />
+  </div>`;
+}
+
+function runtimeText(outcome) {
+  return cell(outcome.runtime && outcome.runtime.name);
+}
+
+function Impact({ answer, cluster }) {
+  return html`<div class="impact">
+    <p id="impact-summary">
+      Checked ${answer.checked} InferenceServices of ${cluster}; ${answer.count} would change.
+    </p>
+    ${answer.changes.length === 0
+      ? null
+      : html`<${Scroll} label="Changed InferenceServices">
+          <table id="impact-table">
+            <thead>
+              <tr>
+                <th scope="col">NAMESPACE</th>
+                <th scope="col">INFERENCESERVICE</th>
+                <th scope="col">MODEL</th>
+                <th scope="col">BEFORE</th>
+                <th scope="col">AFTER</th>
+                <th scope="col">MESSAGE BEFORE</th>
+                <th scope="col">MESSAGE AFTER</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${answer.changes.map(
+                (change) => html`<tr>
+                  <td data-col="namespace">${change.namespace}</td>
+                  <th scope="row" data-col="name">
+                    <a href=${rankHash(cluster, { inferenceService: `${change.namespace}/${change.name}` })}
+                      >${change.name}</a
+                    >
+                  </th>
+                  <td data-col="model">${cell(change.model)}</td>
+                  <td data-col="before">${runtimeText(change.before)}</td>
+                  <td data-col="after">${runtimeText(change.after)}</td>
+                  <td data-col="message-before" class="text">${change.before.message}</td>
+                  <td data-col="message-after" class="text">${change.after.message}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        <//>`}
+  </div>`;
+}
+
+const RESULT_TITLES = {
+  rank: "Ranking of the pasted manifests",
+  lint: "What kubectl apply would answer",
+  impact: "InferenceServices this change would move",
+};
+
+// JSON as JSON (an object, a kind: List, an array of manifests); anything else as YAML.
+function mediaTypeOf(text) {
+  try {
+    const value = JSON.parse(text);
+    return value !== null && typeof value === "object" ? "application/json" : "application/yaml";
+  } catch {
+    return "application/yaml";
+  }
+}
+
+class TryView extends Component {
+  constructor(props) {
+    super(props);
+    this.state = {
+      text: "",
+      namespace: "",
+      omeVersion: "",
+      cluster: props.params.get("cluster") || "",
+      clusters: null,
+      clustersError: null,
+      busy: false,
+      notice: null,
+      result: null,
+    };
+  }
+
+  componentDidMount() {
+    this.loadClusters();
+  }
+
+  componentDidUpdate(previous) {
+    // A new token: other clusters to compare with; what was pasted stays.
+    if (previous.tokens !== this.props.tokens) {
+      this.loadClusters();
+    }
+  }
+
+  loadClusters() {
+    call("GET", "/v1/clusters").then((answer) => {
+      if (this.gone) {
+        return;
+      }
+      if (answer.ok) {
+        const clusters = answer.data.clusters.map((cluster) => cluster.name);
+        this.setState({ clusters, clustersError: null });
+      } else {
+        this.setState({ clusters: [], clustersError: answer });
+      }
+    });
+  }
+
+  componentWillUnmount() {
+    this.gone = true;
+  }
+
+  readFile = (event) => {
+    const file = event.currentTarget.files[0];
+    if (file) {
+      file.text().then((text) => this.setState({ text }));
+    }
+  };
+
+  async send(action) {
+    const { text, namespace, omeVersion, cluster, busy } = this.state;
+    if (busy) {
+      return;
+    }
+    if (action === "impact" && !cluster) {
+      this.setState({ notice: "Choose a cluster to compare with first." });
+      return;
+    }
+    let path;
+    if (action === "rank") {
+      path = withQuery("/v1/rank", { namespace, omeVersion });
+    } else if (action === "lint") {
+      path = withQuery("/v1/lint", { omeVersion });
+    } else {
+      path = withQuery(`${clusterPath(cluster)}/impact`, { omeVersion });
+    }
+    this.setState({ busy: true, notice: null });
+    const answer = await call("POST", path, { body: text, contentType: mediaTypeOf(text) });
+    if (this.gone) {
+      return;
+    }
+    this.setState({ busy: false, result: { action, cluster, answer } }, () => {
+      const heading = document.getElementById("result-title");
+      if (heading) {
+        heading.focus();
+      }
+    });
+  }
+
+  chooseCluster = (event) => {
+    const cluster = event.currentTarget.value;
+    this.setState({ cluster });
+    window.history.replaceState(null, "", tryHash({ cluster }));
+  };
+
+  render(_, state) {
+    const { text, namespace, omeVersion, cluster, clusters, clustersError, busy, notice } = state;
+    return html`<section>
+      <h1 id="view-title" tabindex="-1">Try it</h1>
+      <p class="lead">
+        Paste manifests (YAML or JSON, as <code>kubectl apply -f</code> takes them) or read a
+        local file, then rank them, lint them, or see which InferenceServices of a stored
+        cluster they would move. Nothing is stored.
+      </p>
+      <div class="try-form">
+        <label for="manifests">Manifests</label>
+        <textarea
+          id="manifests"
+          rows="14"
+          spellcheck="false"
+          autocomplete="off"
+          value=${text}
+          onInput=${(event) => this.setState({ text: event.currentTarget.value })}
+        ></textarea>
+        <div class="fields">
+          <label for="manifest-file">Or read a local file</label>
+          <input
+            id="manifest-file"
+            type="file"
+            accept=".yaml,.yml,.json,application/json,application/yaml,text/yaml,text/plain"
+            onChange=${this.readFile}
+          />
+        </div>
+        <div class="fields">
+          <label for="try-namespace">Namespace (optional)</label>
+          <input
+            id="try-namespace"
+            value=${namespace}
+            onInput=${(event) => this.setState({ namespace: event.currentTarget.value })}
+          />
+          <label for="try-ome-version">OME version (optional)</label>
+          <input
+            id="try-ome-version"
+            value=${omeVersion}
+            placeholder="1.3"
+            onInput=${(event) => this.setState({ omeVersion: event.currentTarget.value })}
+          />
+        </div>
+        <div class="actions">
+          <button type="button" id="do-rank" onClick=${() => this.send("rank")} aria-disabled=${busy}>
+            Rank
+          </button>
+          <button type="button" id="do-lint" onClick=${() => this.send("lint")} aria-disabled=${busy}>
+            Lint
+          </button>
+        </div>
+        <div class="fields impact-fields">
+          <label for="impact-cluster">Cluster for impact</label>
+          <select id="impact-cluster" value=${cluster} onChange=${this.chooseCluster}>
+            <option value="">Choose a cluster</option>
+            ${(clusters || []).map((name) => html`<option value=${name}>${name}</option>`)}
+            ${cluster && clusters && !clusters.includes(cluster)
+              ? html`<option value=${cluster}>${cluster}</option>`
+              : null}
+          </select>
+          <button
+            type="button"
+            id="do-impact"
+            onClick=${() => this.send("impact")}
+            aria-disabled=${!cluster || busy}
+          >
+            Impact${cluster ? ` on ${cluster}` : ""}
+          </button>
+        </div>
+        ${clustersError
+          ? html`<p class="quiet" id="clusters-unavailable">
+              No stored cluster to compare with: ${clustersError.error.message}
+            </p>`
+          : null}
+        ${busy ? html`<p class="status" role="status">Asking the service…</p>` : null}
+        ${notice ? html`<p class="notice" id="try-notice" role="alert">${notice}</p>` : null}
+      </div>
+      ${state.result ? this.result(state.result) : null}
+    </section>`;
+  }
+
+  result({ action, cluster, answer }) {
+    let body;
+    if (!answer.ok) {
+      body = html`<${ErrorBox} error=${answer.error} status=${answer.status} />`;
+    } else if (action === "rank") {
+      body = html`<${Ranking} answer=${answer.data} />`;
+    } else if (action === "lint") {
+      body = html`<${Lint} answer=${answer.data} />`;
+    } else {
+      body = html`<${Impact} answer=${answer.data} cluster=${cluster} />`;
+    }
+    return html`<section class="result" id=${`result-${action}`} aria-labelledby="result-title">
+      <h2 id="result-title" tabindex="-1">
+        ${RESULT_TITLES[action]}${action === "impact" ? ` (${cluster})` : ""}
+      </h2>
+      ${body}
+    </section>`;
+  }
+}
+
+function MissingView() {
+  return html`<section>
+    <h1 id="view-title" tabindex="-1">No such view</h1>
+    <p><a href="#/clusters">Back to the clusters</a></p>
+  </section>`;
+}
+
+// --- the token and the page ---------------------------------------------------------------------
+
+class TokenForm extends Component {
+  state = { draft: "" };
+
+  save = (event) => {
+    event.preventDefault();
+    this.props.onChange(this.state.draft.trim());
+    this.setState({ draft: "" });
+  };
+
+  forget = () => {
+    this.props.onChange("");
+    this.setState({ draft: "" });
+  };
+
+  render({ hasToken }, { draft }) {
+    return html`<form class="token" id="token-form" onSubmit=${this.save}>
+      <label for="token">API token</label>
+      <input
+        id="token"
+        type="password"
+        autocomplete="off"
+        spellcheck="false"
+        value=${draft}
+        onInput=${(event) => this.setState({ draft: event.currentTarget.value })}
+      />
+      <button type="submit" id="token-use">Use token</button>
+      <button type="button" id="token-forget" onClick=${this.forget}>Forget</button>
+      <span id="token-state" class="quiet" role="status">
+        ${hasToken ? "A token is set for this tab." : "No token."}
+      </span>
+    </form>`;
+  }
+}
+
+const TITLES = {
+  clusters: "Clusters",
+  selections: "Selections",
+  rank: "Ranking",
+  try: "Try it",
+  missing: "No such view",
+};
+
+class App extends Component {
+  state = { route: parseRoute(window.location.hash), tokens: 0, hasToken: Boolean(getToken()) };
+
+  componentDidMount() {
+    window.addEventListener("hashchange", this.followHash);
+    this.title();
+  }
+
+  componentWillUnmount() {
+    window.removeEventListener("hashchange", this.followHash);
+  }
+
+  followHash = () => {
+    this.setState({ route: parseRoute(window.location.hash) }, () => {
+      this.title();
+      focusHeading();
+    });
+  };
+
+  title() {
+    const { route } = this.state;
+    const where = route.cluster ? ` · ${route.cluster}` : "";
+    document.title = `${TITLES[route.view]}${where} · ome-ranker`;
+  }
+
+  changeToken = (token) => {
+    setToken(token);
+    this.setState(({ tokens }) => ({ tokens: tokens + 1, hasToken: Boolean(token) }));
+  };
+
+  skip = () => {
+    focusHeading();
+  };
+
+  view() {
+    const { route, tokens } = this.state;
+    const key = `${route.view}|${route.cluster || ""}|${tokens}`;
+    switch (route.view) {
+      case "clusters":
+        return html`<${ClustersView} key=${key} />`;
+      case "selections":
+        return html`<${SelectionsView} key=${key} cluster=${route.cluster} params=${route.params} />`;
+      case "rank":
+        return html`<${RankView}
+          key=${`${key}|${route.params.toString()}`}
+          cluster=${route.cluster}
+          params=${route.params}
+        />`;
+      case "try":
+        // Not remounted for a new token: what was pasted stays.
+        return html`<${TryView} key="try" tokens=${tokens} params=${route.params} />`;
+      default:
+        return html`<${MissingView} />`;
+    }
+  }
+
+  render(_, { route, hasToken }) {
+    const current = (view) => (route.view === view ? "page" : undefined);
+    return html`<div class="page">
+      <header class="top">
+        <button type="button" class="skip" onClick=${this.skip}>Skip to content</button>
+        <p class="brand"><a href="#/clusters">ome-ranker</a></p>
+        <nav aria-label="Views">
+          <ul>
+            <li><a href="#/clusters" id="nav-clusters" aria-current=${current("clusters")}>Clusters</a></li>
+            <li><a href="#/try" id="nav-try" aria-current=${current("try")}>Try it</a></li>
+            <li><a href="/docs">API docs</a></li>
+          </ul>
+        </nav>
+        <${TokenForm} hasToken=${hasToken} onChange=${this.changeToken} />
+      </header>
+      <main id="main">${this.view()}</main>
+    </div>`;
+  }
+}
+
+const root = document.getElementById("app");
+root.textContent = "";
+render(html`<${App} />`, root);

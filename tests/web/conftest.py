@@ -1,0 +1,254 @@
+"""The page in a real browser: a real gunicorn with a token file and a seeded catalog, and one
+headless Chromium (Debian's ``chromium`` and ``chromium-driver``) per module.
+
+Without Chromium, its driver or Selenium the browser tests are skipped, except under ``CI=true``,
+where they fail."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.hostile.service import YAML, Service
+from tests.web.catalog import CATALOG_YAML, ROOT
+
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+SECRETS = {"admin": "web-admin-secret", "viewer": "web-viewer-secret"}
+WINDOW = (1280, 900)
+CHROME_ARGUMENTS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-dev-shm-usage",
+    f"--window-size={WINDOW[0]},{WINDOW[1]}",
+    "--lang=en-US",
+    "--force-color-profile=srgb",
+    "--hide-scrollbars",
+    "--disable-extensions",
+    "--no-first-run",
+)
+# Reads a table into rows of {data-col: text}; the marker of the selected runtime is left out.
+READ_TABLE = """
+return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map((row) =>
+  Object.fromEntries([...row.querySelectorAll('[data-col]')].map((cell) => {
+    const copy = cell.cloneNode(true);
+    copy.querySelectorAll('.marker, .badge').forEach((node) => node.remove());
+    return [cell.dataset.col, copy.textContent.replace(/\\s+/g, ' ').trim()];
+  })));
+"""
+# Sets a text control's value as typing would (an input event), much faster than send_keys.
+FILL = """
+const [element, text] = arguments;
+element.value = text;
+element.dispatchEvent(new Event('input', {bubbles: true}));
+"""
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"the browser tests cannot run: {reason}")
+    pytest.skip(reason)
+
+
+def _executable(name: str, fallback: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    return fallback if Path(fallback).exists() else None
+
+
+def bearer(who: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {SECRETS[who]}"}
+
+
+@pytest.fixture(scope="module")
+def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """gunicorn with a token file (``admin`` writes everything, ``viewer`` reads ``prod``), the
+    catalog ``prod`` and the empty cluster ``secret`` that ``viewer`` may not read."""
+    directory = tmp_path_factory.mktemp("web")
+    tokens = directory / "tokens.yaml"
+    sha = {who: hashlib.sha256(secret.encode()).hexdigest() for who, secret in SECRETS.items()}
+    tokens.write_text(
+        yaml.safe_dump(
+            {
+                "tokens": [
+                    {"name": "admin", "sha256": sha["admin"], "write": ["*"]},
+                    {"name": "viewer", "sha256": sha["viewer"], "read": ["prod"]},
+                ]
+            }
+        )
+    )
+    service = Service(
+        directory,
+        OME_RANKER_TOKENS_FILE=str(tokens),
+        OME_RANKER_STORE_PATH=str(directory / "catalogs.sqlite3"),
+    ).start()
+    try:
+        admin = {**bearer("admin"), "Content-Type": "application/json"}
+        for cluster, description in (("prod", "production"), ("secret", "not for viewers")):
+            body = json.dumps({"description": description}).encode()
+            status, _, answer = service.request("PUT", f"/v1/clusters/{cluster}", body, admin)
+            assert status == 201, answer
+        status, _, answer = service.request(
+            "PUT", "/v1/clusters/prod/objects", CATALOG_YAML, {**YAML, **bearer("admin")}
+        )
+        assert status == 200, answer
+        yield service
+    finally:
+        service.stop()
+
+
+class Page:
+    """The browser on the service's page, with what the tests do to it."""
+
+    def __init__(self, driver: Any, service: Service) -> None:
+        self.driver = driver
+        self.service = service
+        self.base = f"http://127.0.0.1:{service.port}"
+
+    # --- the API, to compare with -------------------------------------------------------------
+
+    def api(
+        self, method: str, path: str, body: bytes | None = None, who: str | None = "viewer", **kw
+    ) -> tuple[int, Any]:
+        headers = {**(bearer(who) if who else {}), **kw.pop("headers", {})}
+        status, _, answer = self.service.request(method, path, body, headers, **kw)
+        text = answer.decode()
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text
+
+    # --- the browser ---------------------------------------------------------------------------
+
+    def open(self, fragment: str = "#/clusters") -> None:
+        self.driver.get(f"{self.base}/{fragment}")
+        self.wait_for("#view-title")
+
+    def wait_for(self, css: str, timeout: float = 10) -> Any:
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions
+        from selenium.webdriver.support.wait import WebDriverWait
+
+        return WebDriverWait(self.driver, timeout).until(
+            expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css))
+        )
+
+    def wait_until(self, condition, timeout: float = 10) -> Any:
+        from selenium.webdriver.support.wait import WebDriverWait
+
+        return WebDriverWait(self.driver, timeout).until(lambda _: condition())
+
+    def find(self, css: str) -> Any:
+        from selenium.webdriver.common.by import By
+
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def find_all(self, css: str) -> list[Any]:
+        from selenium.webdriver.common.by import By
+
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def text(self, css: str) -> str:
+        return " ".join(self.find(css).text.split())
+
+    def table(self, css: str) -> list[dict[str, str]]:
+        return self.driver.execute_script(READ_TABLE, css)
+
+    def fill(self, css: str, text: str) -> None:
+        self.driver.execute_script(FILL, self.find(css), text)
+
+    def use_token(self, who: str | None) -> None:
+        """Type the token into the page's token field (or forget it), as a person would."""
+        if who is None:
+            self.find("#token-forget").click()
+            self.wait_until(lambda: self.text("#token-state") == "No token.")
+            return
+        field = self.find("#token")
+        field.clear()
+        field.send_keys(SECRETS[who])
+        self.find("#token-use").click()
+        self.wait_until(lambda: self.text("#token-state") == "A token is set for this tab.")
+
+    def sign_in(self, who: str | None, then: str) -> None:
+        """Type the token on a view that asks the API nothing, then open ``then``: the views
+        ask with the token from their first request on."""
+        self.open("#/sign-in")
+        self.use_token(who)
+        self.open(then)
+
+    def console_errors(self, *, api_statuses: tuple[int, ...] = ()) -> list[dict]:
+        """The SEVERE browser log entries since the last call, less the network errors of the
+        API answers a test asked for (Chrome logs every 4xx answer to fetch)."""
+        errors = []
+        for entry in self.driver.get_log("browser"):
+            if entry["level"] != "SEVERE":
+                continue
+            message = entry["message"]
+            expected = entry.get("source") == "network" and any(
+                f"status of {status} " in message for status in api_statuses
+            )
+            if not (expected and "/v1/" in message):
+                errors.append(entry)
+        return errors
+
+    def page_overflows(self) -> bool:
+        return self.driver.execute_script(
+            "const root = document.documentElement;"
+            "return root.scrollWidth > root.clientWidth || document.body.scrollWidth > "
+            "root.clientWidth;"
+        )
+
+    def screenshot(self, name: str) -> Path:
+        """The whole page (not only the window) as docs/screenshots/<name>."""
+        metrics = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+        size = metrics["cssContentSize"]
+        shot = self.driver.execute_cdp_cmd(
+            "Page.captureScreenshot",
+            {
+                "format": "png",
+                "captureBeyondViewport": True,
+                "clip": {
+                    "x": 0,
+                    "y": 0,
+                    "width": size["width"],
+                    "height": size["height"],
+                    "scale": 1,
+                },
+            },
+        )
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / name
+        path.write_bytes(base64.b64decode(shot["data"]))
+        return path
+
+
+@pytest.fixture(scope="module")
+def page(web_service: Service) -> Iterator[Page]:
+    chromium = _executable("chromium", "/usr/bin/chromium")
+    chromedriver = _executable("chromedriver", "/usr/bin/chromedriver")
+    if chromium is None or chromedriver is None:
+        _unavailable("no chromium or chromedriver (apt-get install chromium chromium-driver)")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service as DriverService
+    except ImportError:
+        _unavailable("no selenium (pip install -r requirements-dev.txt)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in CHROME_ARGUMENTS:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=DriverService(chromedriver))
+    try:
+        yield Page(driver, web_service)
+    finally:
+        driver.quit()
