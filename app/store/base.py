@@ -54,6 +54,18 @@ from .records import (
 Decision = Callable[[ClusterState | None], Change]
 
 
+class FetchedDocuments:
+    """A cluster's documents as a backend read them: the digest of each object in key order,
+    and ``load(positions)``, the decoded documents at those positions (only those are
+    decoded)."""
+
+    __slots__ = ("digests", "load")
+
+    def __init__(self, digests: list[str], load: Callable[[list[int]], list[Document]]):
+        self.digests = digests
+        self.load = load
+
+
 class CatalogStore(ABC):
     """The storage of stored catalogs; one per service process, shared by its threads.
 
@@ -75,7 +87,10 @@ class CatalogStore(ABC):
         self.max_clusters = max_clusters
         self.clock = clock
         self.documents_cache_size = documents_cache_size
-        self._documents: OrderedDict[str, CatalogDocuments] = OrderedDict()
+        # cluster -> (its last snapshot, its documents by the digest of their object)
+        self._documents: OrderedDict[str, tuple[CatalogDocuments, dict[str, Document]]] = (
+            OrderedDict()
+        )
         self._documents_lock = threading.Lock()
 
     # --- what a backend provides ---------------------------------------------------------------
@@ -106,7 +121,7 @@ class CatalogStore(ABC):
     @abstractmethod
     def _read_documents(
         self, cluster: str, known: ClusterInfo | None
-    ) -> tuple[ClusterInfo, list[Document] | None] | None:
+    ) -> tuple[ClusterInfo, FetchedDocuments | None] | None:
         """The cluster's info and documents, in key order, from one snapshot; ``None`` if
         there is no such cluster. The documents are ``None`` when the info has the ``uid``
         and ``generation`` of ``known``: the caller holds them already, decoded."""
@@ -125,24 +140,33 @@ class CatalogStore(ABC):
 
         The last ``documents_cache_size`` clusters read are kept decoded in this process; a
         read still asks the backend, in the same snapshot as ever, but gets the documents only
-        if the ``uid`` or the ``generation`` changed since (a write by any process), and
-        decodes nothing otherwise. The snapshots are immutable, so they can be shared.
+        if the ``uid`` or the ``generation`` changed since (a write by any process), and then
+        decodes only the objects whose digest it has not decoded before: after a write of one
+        runtime, one document. The snapshots are immutable, so they can be shared.
         """
         check_cluster_name(cluster)
         with self._documents_lock:
             cached = self._documents.get(cluster)
-        read = self._read_documents(cluster, None if cached is None else cached.info)
+        read = self._read_documents(cluster, None if cached is None else cached[0].info)
         if read is None:
             with self._documents_lock:
                 self._documents.pop(cluster, None)
             return None
-        info, documents = read
-        if documents is None and cached is not None:
-            return cached
-        snapshot = CatalogDocuments.of(info, documents or ())
+        info, fetched = read
+        if fetched is None and cached is not None:
+            return cached[0]
+        known = {} if cached is None else cached[1]
+        digests = [] if fetched is None else fetched.digests
+        missing = [i for i, digest in enumerate(digests) if digest not in known]
+        decoded = dict(zip(missing, fetched.load(missing), strict=True)) if missing else {}
+        documents = [
+            decoded[i] if i in decoded else known[digest] for i, digest in enumerate(digests)
+        ]
+        snapshot = CatalogDocuments.of(info, documents)
         if self.documents_cache_size > 0:
+            by_digest = dict(zip(digests, documents, strict=True))
             with self._documents_lock:
-                self._documents[cluster] = snapshot
+                self._documents[cluster] = (snapshot, by_digest)
                 self._documents.move_to_end(cluster)
                 while len(self._documents) > self.documents_cache_size:
                     self._documents.popitem(last=False)

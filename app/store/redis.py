@@ -51,7 +51,7 @@ from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from . import codec
-from .base import CatalogStore, Decision
+from .base import CatalogStore, Decision, FetchedDocuments
 from .encoding import Change, decode_object, reading
 from .records import (
     Catalog,
@@ -274,7 +274,7 @@ class RedisCatalogStore(CatalogStore):
 
     def _read_documents(
         self, cluster: str, known: ClusterInfo | None
-    ) -> tuple[ClusterInfo, list[Document] | None] | None:
+    ) -> tuple[ClusterInfo, FetchedDocuments | None] | None:
         arguments = ["", ""] if known is None else [known.uid, str(known.generation)]
         with self._errors():
             reply = self._run("read_documents", [self.info_key(cluster)], arguments)
@@ -286,7 +286,16 @@ class RedisCatalogStore(CatalogStore):
         if len(reply) == 1:
             return info, None
         with reading(cluster):
-            return info, codec.loads_array(reply[1])
+            index = codec.parse_json(reply[1])
+            digests = [entry[3] for entry in index]
+
+        def load(positions: list[int]) -> list[Document]:
+            # One JSON array holds them all: it is parsed whole, but only these are decoded.
+            with reading(cluster):
+                values = codec.parse_json(reply[2])
+                return codec.decode_all(values[i] for i in positions)
+
+        return info, FetchedDocuments(digests, load)
 
     def read_catalog(self, cluster: str) -> Catalog | None:
         check_cluster_name(cluster)

@@ -60,7 +60,7 @@ local info = redis.call('HMGET', KEYS[1], 'uid', 'settings', 'generation', 'upda
   'counts')
 if not info[3] then return false end
 if info[1] == ARGV[1] and info[3] == ARGV[2] then return {info} end
-return {info, redis.call('HGET', KEYS[1], 'documents')}
+return {info, redis.call('HGET', KEYS[1], 'index'), redis.call('HGET', KEYS[1], 'documents')}
 """
 # KEYS: registry. ARGV: cluster, uid, max clusters or "". 1 registered, 0 refused.
 REGISTER = """

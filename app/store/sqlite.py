@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import codec
-from .base import CatalogStore, Decision
+from .base import CatalogStore, Decision, FetchedDocuments
 from .encoding import Change, ClusterState, decode_object, info_of, reading
 from .records import (
     Catalog,
@@ -248,7 +248,7 @@ class SqliteCatalogStore(CatalogStore):
 
     def _read_documents(
         self, cluster: str, known: ClusterInfo | None
-    ) -> tuple[ClusterInfo, list[Document] | None] | None:
+    ) -> tuple[ClusterInfo, FetchedDocuments | None] | None:
         with self._using("BEGIN") as connection:
             info = _info(connection, cluster)
             if info is None:
@@ -256,10 +256,14 @@ class SqliteCatalogStore(CatalogStore):
             if known is not None and (known.uid, known.generation) == (info.uid, info.generation):
                 return info, None
             rows = connection.execute(
-                f"SELECT document FROM objects WHERE cluster = ? {_ORDER}", (cluster,)
+                f"SELECT digest, document FROM objects WHERE cluster = ? {_ORDER}", (cluster,)
             ).fetchall()
-        with reading(cluster):
-            return info, codec.loads_array(codec.join_array(row[0] for row in rows))
+
+        def load(positions: list[int]) -> list[Document]:
+            with reading(cluster):
+                return codec.loads_array(codec.join_array(rows[i][1] for i in positions))
+
+        return info, FetchedDocuments([row[0] for row in rows], load)
 
 
 @contextlib.contextmanager

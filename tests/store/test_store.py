@@ -280,6 +280,15 @@ def test_documents_are_decoded_again_only_after_a_write(backend):
     second = reader.read_documents("prod")
     assert [item.name for item in second.runtimes] == ["a", "b"]
     assert second.info.generation == 3
+    # Only the new object was decoded: the others are the documents the reader held.
+    assert second.runtimes[0] is first.runtimes[0]
+    assert second.models[0] is first.models[0]
+    # A changed object (same key, another digest) is decoded again.
+    writer.apply_objects("prod", [runtime("a", disabled=True)])
+    changed = reader.read_documents("prod")
+    assert changed.runtimes[0] is not second.runtimes[0]
+    assert changed.runtimes[0].disabled is True
+    assert changed.runtimes[1] is second.runtimes[1]
 
     # Deleted, then created again up to the same generation, with other objects.
     writer.delete_cluster("prod")
