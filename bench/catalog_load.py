@@ -27,7 +27,8 @@ def _row(label: str, base: LoadResult, asked: LoadResult) -> str:
         f"p99 {base.p99 * 1000:.2f} ms; cached rank {asked.per_second:,.0f} req/s "
         f"p50 {asked.p50 * 1000:.2f} ms p99 {asked.p99 * 1000:.2f} ms; "
         f"throughput {asked.per_second / base.per_second:.2f}x, "
-        f"p50 latency {asked.p50 / base.p50:.2f}x; errors {base.errors} + {asked.errors}"
+        f"p50 latency {asked.p50 / base.p50:.2f}x; errors (non-2xx + socket) "
+        f"{base.non_2xx} + {base.socket_errors}, {asked.non_2xx} + {asked.socket_errors}"
     )
 
 
