@@ -13,7 +13,7 @@ from app.selection.admission import ERROR, WARNING, Admission, Finding, admit, o
 from app.selection.catalog import SelectionRow, selections, unnamed_model_rows
 from app.store import CatalogDocuments, StoredObject
 
-from .access import cluster_name, etag, may_read, store_errors
+from .access import caller, cluster_name, etag, may_read, store_errors
 from .body import read_body
 from .cluster_answers import _documents, render_selections, selection_body
 from .clusters import _ignored
@@ -31,6 +31,14 @@ from .views import (
 )
 
 bp = Blueprint("predict", __name__)
+
+
+@bp.before_request
+def _stateless_access() -> None:
+    """SPEC §17: the stateless endpoints (lint, impact, selections of a body) stay open unless
+    OME_RANKER_AUTH_STATELESS=true; the catalog ones check the cluster's token themselves."""
+    if current_app.config["AUTH_STATELESS"] and not request.path.startswith("/v1/clusters/"):
+        caller()
 
 
 def _ome_version(default: str = "1.3") -> str:

@@ -358,3 +358,9 @@ def test_stateless_endpoints_can_ask_for_a_token_too(make_app, tmp_path):
     allowed = {**YAML, "Authorization": "Bearer ci-secret"}
     assert api.post("/v1/rank", data=SEED_YAML, headers=allowed).status_code == 200
     assert api.get("/v1/clusters", headers=allowed).get_json() == {"clusters": []}
+    for path in ("/v1/lint", "/v1/selections", "/v1/select"):
+        assert api.post(path, data=SEED_YAML, headers=YAML).status_code == 401, path
+        assert api.post(path, data=SEED_YAML, headers=allowed).status_code == 200, path
+    impact = {"current": [], "proposed": []}
+    assert api.post("/v1/impact", json=impact).status_code == 401
+    assert api.post("/v1/impact", json=impact, headers=allowed).status_code == 200
