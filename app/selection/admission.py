@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from .catalog import find_model, model_not_found
+from .catalog import find_model, model_not_found, question_of
 from .constraints import DEPLOYMENT_MODES
 from .documents import Entry, EntryRef, InferenceService, Model, RankRequest, Runtime
 from .explicit import CLUSTER_SERVING_RUNTIME, KIND_AND_INHERITANCE_SINCE, SERVING_RUNTIME
@@ -153,26 +153,91 @@ def same_priority(new: Runtime, existing: Runtime) -> str | None:
     return None
 
 
-def _parent_finder(runtime: Runtime, runtimes: list[Runtime]):
-    by_key = {(r.kind, r.namespace, r.name): r for r in runtimes}
+class _ParentFinder:
+    """Runtimes by kind, namespace and name, built once: a chain's parents are found by name,
+    a ServingRuntime's in its namespace first, then at cluster scope (SPEC §7)."""
 
-    def find(name: str) -> Runtime | None:
-        if not runtime.is_cluster:
-            found = by_key.get((SERVING_RUNTIME, runtime.namespace, name))
-            if found is not None:
-                return found
-        return by_key.get((CLUSTER_SERVING_RUNTIME, None, name))
+    def __init__(self, runtimes: Iterable[Runtime]) -> None:
+        self.by_key = {(r.kind, r.namespace, r.name): r for r in runtimes}
 
-    return find
+    def for_runtime(self, runtime: Runtime):
+        def find(name: str) -> Runtime | None:
+            if not runtime.is_cluster:
+                found = self.by_key.get((SERVING_RUNTIME, runtime.namespace, name))
+                if found is not None:
+                    return found
+            return self.by_key.get((CLUSTER_SERVING_RUNTIME, None, name))
+
+        return find
+
+
+class Peers:
+    """The runtimes a webhook compares an applied runtime with: those of its kind and
+    namespace, in name order, indexed by the entries that can clash (``autoSelect: true``, a
+    priority set, neither ``modelFormat`` nor ``modelFramework``), so that a runtime is compared
+    only with the runtimes that share such an entry: linear in the runtimes."""
+
+    def __init__(self, runtimes: Iterable[Runtime]) -> None:
+        self.by_entry: dict[tuple, list[Runtime]] = {}
+        for runtime in sorted(runtimes, key=lambda r: r.name.encode()):
+            if runtime.is_disabled:
+                continue
+            for key in _clash_keys(runtime):
+                self.by_entry.setdefault(key, []).append(runtime)
+
+    def first_clash(self, runtime: Runtime) -> str | None:
+        candidates: dict[str, Runtime] = {}
+        for key in _clash_keys(runtime):
+            for other in self.by_entry.get(key, ()):
+                # Everything a clash needs is in the key: the first other one is the first
+                # clash of this list (the rest come later in name order).
+                if other.name != runtime.name:
+                    candidates.setdefault(other.name, other)
+                    break
+        if not candidates:
+            return None
+        first = min(candidates.values(), key=lambda r: r.name.encode())
+        return same_priority(runtime, first)
+
+
+def _clash_keys(runtime: Runtime) -> set[tuple]:
+    """What two runtimes must share to clash (SPEC §13 as OME's webhook compares them): scope,
+    a protocol version, the size range, and an entry that can clash."""
+    keys = set()
+    bounds = runtime.size_range or None
+    for entry in runtime.entries:
+        if entry.auto_select is not True or entry.priority is None:
+            continue
+        if entry.format is not None or entry.framework is not None:
+            continue
+        for protocol in runtime.protocol_versions:
+            keys.add(
+                (
+                    runtime.kind,
+                    runtime.namespace,
+                    protocol,
+                    bounds,
+                    entry.name.casefold(),
+                    entry.architecture,
+                    entry.quantization,
+                    entry.priority,
+                )
+            )
+    return keys
 
 
 def runtime_refusal(
-    runtime: Runtime, runtimes: list[Runtime], inheritance: bool = True
+    runtime: Runtime,
+    runtimes: list[Runtime],
+    inheritance: bool = True,
+    peers: Peers | None = None,
+    finder: _ParentFinder | None = None,
 ) -> tuple[str, str | None, str] | None:
     """(code, field, OME's text) of the webhook's refusal of ``runtime``, or None; chains are
     checked from OME 1.3 on (``inheritance``)."""
     if inheritance and runtime.inherit_from:
-        chain = resolve_chain(runtime, _parent_finder(runtime, runtimes))
+        finder = finder or _ParentFinder(runtimes)
+        chain = resolve_chain(runtime, finder.for_runtime(runtime))
         if isinstance(chain, InheritanceError):
             return "InheritanceError", "metadata.annotations[ome.io/inherit-from]", chain.message
     if runtime.is_disabled:
@@ -180,18 +245,9 @@ def runtime_refusal(
     text = different_priorities(runtime)
     if text is not None:
         return "DifferentPriorities", "spec.supportedModelFormats", text
-    peers = sorted(
-        (
-            other
-            for other in runtimes
-            if other.kind == runtime.kind and other.namespace == runtime.namespace
-        ),
-        key=lambda other: other.name.encode(),
-    )
-    for other in peers:
-        text = same_priority(runtime, other)
-        if text is not None:
-            return "SamePriority", "spec.supportedModelFormats", text
+    text = (peers or Peers(runtimes)).first_clash(runtime)
+    if text is not None:
+        return "SamePriority", "spec.supportedModelFormats", text
     return None
 
 
@@ -356,6 +412,7 @@ def isvc_findings(
     runtimes: tuple[Runtime, ...],
     ome_version: str,
     model_cache_provider: str | None,
+    rankings: dict | None = None,
 ) -> list[Finding]:
     """OME's InferenceService webhook: only an InferenceService with an ``engine`` is resolved."""
     if not isvc.has_engine:
@@ -384,15 +441,21 @@ def isvc_findings(
     if model.disabled:
         message = f"model {name} is disabled"
         return [_isvc_finding(isvc, ERROR, "ModelDisabled", "spec.model.name", message)]
-    ranking = rank_runtimes(
-        RankRequest(
-            model,
-            runtimes,
-            isvc,
-            ome_version=ome_version,
-            model_cache_provider=model_cache_provider,
+    # InferenceServices that ask the same question share one ranking (as selections do).
+    question = question_of(model, isvc)
+    ranking = None if rankings is None else rankings.get(question)
+    if ranking is None:
+        ranking = rank_runtimes(
+            RankRequest(
+                model,
+                runtimes,
+                isvc,
+                ome_version=ome_version,
+                model_cache_provider=model_cache_provider,
+            )
         )
-    )
+        if rankings is not None:
+            rankings[question] = ranking
     error = ranking.error
     if explicit:
         if error is not None:
@@ -465,10 +528,12 @@ def admit(
 
     runtime_list = list(runtimes)
     modern = Version(ome_version) >= KIND_AND_INHERITANCE_SINCE
+    peers = Peers(runtime_list)
+    finder = _ParentFinder(runtime_list)
     for runtime in runtime_list:
         if not wanted(runtime):
             continue
-        refusal = runtime_refusal(runtime, runtime_list, modern)
+        refusal = runtime_refusal(runtime, runtime_list, modern, peers, finder)
         if refusal is not None:
             code, field, text = refusal
             findings.append(
@@ -478,6 +543,7 @@ def admit(
     for model in models:
         if wanted(model):
             findings.extend(model_notes(model, runtimes))
+    rankings: dict = {}
     for isvc in services:
         if wanted(isvc):
             findings.extend(
@@ -488,6 +554,7 @@ def admit(
                     runtimes,
                     ome_version,
                     model_cache_provider,
+                    rankings,
                 )
             )
     return Admission(tuple(sorted(findings, key=finding_order)))

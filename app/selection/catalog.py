@@ -74,7 +74,7 @@ class SelectionRow:
     ranking: Ranking | None = field(default=None, compare=False)  # None: no model to rank
 
 
-def _question(model: Model, isvc: InferenceService) -> tuple:
+def question_of(model: Model, isvc: InferenceService) -> tuple:
     """What a ranking for this InferenceService depends on besides the model and the runtimes:
     InferenceServices that ask the same question share one ranking."""
     return (
@@ -123,7 +123,7 @@ def selections(
             )
             continue
         isvc = replace(isvc, namespace=isvc_namespace, model_name=model.name)
-        question = _question(model, isvc)
+        question = question_of(model, isvc)
         answer = answers.get(question)
         if answer is None:
             request = RankRequest(
@@ -205,6 +205,7 @@ __all__ = [
     "find_model",
     "model_not_found",
     "overlay",
+    "question_of",
     "selections",
     "target_namespace",
     "unnamed_model_rows",

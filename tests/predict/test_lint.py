@@ -334,3 +334,24 @@ def test_lint_is_json_or_yaml_and_reports_other_kinds(client):
         "warning": 0,
         "info": 0,
     }
+
+
+def test_lint_stays_linear_on_thousands_of_clashing_runtimes_and_services(client):
+    import time
+
+    runtimes = [
+        runtime_doc(f"rt-{i:05d}", bare(priority=2), protocolVersions=["openAI", f"p{i}"])
+        for i in range(4000)
+    ]
+    services = [isvc_doc(f"svc-{i}", model={"name": "llama"}, engine={}) for i in range(3000)]
+    body = json.dumps([model_doc(), runtime_doc("vllm", entry()), *runtimes, *services])
+    started = time.monotonic()
+    response = client.post("/v1/lint", data=body, headers={"Content-Type": "application/json"})
+    elapsed = time.monotonic() - started
+    assert response.status_code == 200
+    answer = response.get_json()
+    assert answer["counts"]["error"] == 4000  # every runtime refused, naming the first other
+    first = next(f for f in answer["findings"] if f["name"] == "rt-00000")
+    assert first["message"].endswith("in the clusterservingruntimes rt-00001 and rt-00000")
+    assert answer["counts"]["warning"] == 3000
+    assert elapsed < 60  # a hang guard, not a speed test (it takes a few seconds)
