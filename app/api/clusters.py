@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, request
-from packaging.version import InvalidVersion, Version
 
 from app import errors
 from app.catalog import get_store
+from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
 from app.selection.documents import OtherObject
 from app.store import ClusterInfo, ClusterSettings, StoredObject
 
@@ -69,12 +69,11 @@ def _settings(body: Any) -> ClusterSettings:
     for key in SETTINGS_KEYS:
         if body.get(key) is not None and not isinstance(body[key], str):
             problems[key] = ["Not a valid string."]
-    version = body.get("omeVersion") or "1.3"
+    version = body.get("omeVersion") or DEFAULT_OME_VERSION
     if "omeVersion" not in problems:
-        try:
-            Version(version)
-        except InvalidVersion:
-            problems["omeVersion"] = [f"Not a valid version: {version!r}."]
+        problem = version_problem(version)
+        if problem is not None:
+            problems["omeVersion"] = [problem]
     if problems:
         raise errors.InvalidDocument(problems)
     return ClusterSettings(version, body.get("modelCacheProvider"), body.get("description"))

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from app import deadline, errors
+from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
 from app.selection.admission import ERROR, WARNING, Admission, Finding, admit, object_key
 from app.selection.catalog import SelectionRow, selections, unnamed_model_rows
 from app.store import CatalogDocuments, StoredObject
@@ -18,7 +19,7 @@ from .body import read_body
 from .cluster_answers import _documents, render_selections, selection_body
 from .clusters import _ignored
 from .rendering import to_json, to_yaml
-from .streams import ObjectStream, objects_of, read_objects, split_documents
+from .streams import ObjectStream, objects_in, read_objects, split_documents
 from .views import (
     JSON_MIME,
     OUTPUT_TEXT,
@@ -41,16 +42,11 @@ def _stateless_access() -> None:
         caller()
 
 
-def _ome_version(default: str = "1.3") -> str:
-    from packaging.version import InvalidVersion, Version
-
+def _ome_version(default: str = DEFAULT_OME_VERSION) -> str:
     version = request.args.get("omeVersion") or default
-    try:
-        Version(version)
-    except InvalidVersion:
-        raise errors.InvalidDocument(
-            {"omeVersion": [f"Not a valid version: {version!r}."]}
-        ) from None
+    problem = version_problem(version)
+    if problem is not None:
+        raise errors.InvalidDocument({"omeVersion": [problem]})
     return version
 
 
@@ -308,7 +304,7 @@ def impact() -> Response:
         documents = body.get(side, [])
         if not isinstance(documents, list):
             raise errors.MalformedRequest(f"{side} must be an array of manifests")
-        stream = _objects_of_documents(documents, side, limit)
+        stream = objects_in(documents, side, 0, limit)
         stream.refuse_invalid()
         sides.append(stream.documents())
     deadline.check()
@@ -317,17 +313,6 @@ def impact() -> Response:
     before = _rows(*sides[0], version, provider)
     after = _rows(*sides[1], version, provider)
     return _impact_answer(before, after)
-
-
-def _objects_of_documents(documents: list, side: str, limit: int) -> ObjectStream:
-    from . import decoding, manifests
-
-    try:
-        found = manifests.collect(documents, side, 0)
-        read, others = manifests.split_objects(found)
-    except decoding.MalformedRequest as error:
-        raise errors.MalformedRequest(str(error)) from None
-    return objects_of(read, others, limit)
 
 
 # --- many at once (SPEC §19) ------------------------------------------------------------------

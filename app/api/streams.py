@@ -9,7 +9,7 @@ from typing import Any
 
 from app import errors
 from app.schemas.objects import load_object
-from app.selection.admission import Invalid
+from app.selection.admission import ERROR, Finding
 from app.selection.documents import InferenceService, Model, OtherObject, RepeatedObject, Runtime
 from app.selection.warnings import repeat_warnings
 from app.store import StoredObject
@@ -26,7 +26,7 @@ class ObjectStream:
     others: list[OtherObject] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # objects given more than once
     problems: dict[str, list[str]] = field(default_factory=dict)  # every invalid object's
-    invalid: list[Invalid] = field(default_factory=list)
+    invalid: list[Finding] = field(default_factory=list)  # the API server's refusals
     full_runners: set[tuple[str | None, str]] = field(default_factory=set)
 
     def documents(self) -> tuple[list[Runtime], list[Model], list[InferenceService]]:
@@ -61,8 +61,15 @@ def decoded_documents(raw: bytes) -> list:
 def read_objects(raw: bytes, limit: int | None = None) -> ObjectStream:
     """The body's objects; 400 when it does not decode, 422 (``LimitExceeded``) over ``limit``.
     Invalid objects are collected, not raised: see ``ObjectStream.refuse_invalid``."""
+    return objects_in(decoded_documents(raw), limit=limit)
+
+
+def objects_in(
+    documents: list, what: str = "document", first: int = 1, limit: int | None = None
+) -> ObjectStream:
+    """The objects of decoded documents, labelled ``<what> <n>`` from ``first``."""
     try:
-        found = manifests.collect(decoded_documents(raw))
+        found = manifests.collect(documents, what, first)
         read, others = manifests.split_objects(found)
     except decoding.MalformedRequest as error:
         raise errors.MalformedRequest(str(error)) from None
@@ -128,7 +135,7 @@ def has_full_runner(manifest: dict) -> bool:
     return False
 
 
-def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Invalid:
+def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Finding:
     """What the API server says of an object its CRD's schema refuses."""
     kind = manifest.get("kind")
     metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
@@ -140,7 +147,8 @@ def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Inva
             priority = _get(entry, "priority")
             if isinstance(priority, int) and not isinstance(priority, bool) and priority < 1:
                 where = f"spec.supportedModelFormats[{index}].priority"
-                return Invalid(
+                return Finding(
+                    ERROR,
                     kind,
                     namespace,
                     name,
@@ -155,7 +163,8 @@ def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Inva
         f"{path.removeprefix(prefix)}: {' '.join(messages)}"
         for path, messages in sorted(problems.items())
     )
-    return Invalid(
+    return Finding(
+        ERROR,
         kind,
         namespace,
         name,

@@ -74,6 +74,15 @@ def _optional_string(body: Mapping[str, Any], query: Mapping[str, str], key: str
     return value
 
 
+def version_problem(version: str) -> str | None:
+    """SPEC §14: an ``omeVersion`` is any version ``packaging`` reads; else the message."""
+    try:
+        Version(version)
+    except InvalidVersion:
+        return f"Not a valid version: {version!r}."
+    return None
+
+
 def load_rank_request(
     body: dict[str, Any],
     query: Mapping[str, str],
@@ -123,10 +132,9 @@ def load_rank_request(
     if ome_version is None:
         ome_version = DEFAULT_OME_VERSION
     else:
-        try:
-            Version(ome_version)
-        except InvalidVersion:
-            errors["omeVersion"] = [f"Not a valid version: {ome_version!r}."]
+        problem = version_problem(ome_version)
+        if problem is not None:
+            errors["omeVersion"] = [problem]
     if errors:
         raise InvalidDocument(errors)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from .catalog import find_model, model_not_found, question_of
+from .catalog import ModelLookup, model_not_found, question_of
 from .constraints import DEPLOYMENT_MODES
 from .documents import Entry, EntryRef, InferenceService, Model, RankRequest, Runtime
 from .explicit import CLUSTER_SERVING_RUNTIME, KIND_AND_INHERITANCE_SINCE, SERVING_RUNTIME
@@ -63,18 +63,6 @@ class Finding:
         if self.severity != ERROR or self.code in SCHEMA_CODES:
             return None
         return WEBHOOKS.get(self.kind)
-
-
-@dataclass(frozen=True, slots=True)
-class Invalid:
-    """An object the API server refuses before any webhook sees it (the CRD's schema)."""
-
-    kind: str
-    namespace: str | None
-    name: str
-    field: str | None
-    code: str
-    message: str
 
 
 def finding_order(finding: Finding) -> tuple:
@@ -408,7 +396,7 @@ def _isvc_finding(isvc: InferenceService, severity: str, code: str, field, messa
 def isvc_findings(
     isvc: InferenceService,
     full_runner: bool,
-    models: tuple[Model, ...],
+    models: ModelLookup,
     runtimes: tuple[Runtime, ...],
     ome_version: str,
     model_cache_provider: str | None,
@@ -434,7 +422,7 @@ def isvc_findings(
     if not explicit and full_runner:
         return []
     name = isvc.model_name
-    model = find_model(models, name, isvc.namespace, isvc.model_kind)
+    model = models.find(name, isvc.namespace, isvc.model_kind)
     if model is None:
         message = f"failed to resolve model {name}: {model_not_found(name)}"
         return [_isvc_finding(isvc, ERROR, "ModelNotFound", "spec.model.name", message)]
@@ -509,7 +497,7 @@ def admit(
     models: tuple[Model, ...],
     services: tuple[InferenceService, ...],
     *,
-    invalid: Iterable[Invalid] = (),
+    invalid: Iterable[Finding] = (),
     checked: frozenset[tuple] | None = None,
     full_runners: frozenset[tuple[str | None, str]] = frozenset(),
     ome_version: str = "1.3",
@@ -517,11 +505,8 @@ def admit(
 ) -> Admission:
     """Findings for every object of ``checked`` (kind, namespace, name) — all when None —
     against the cluster made of ``runtimes``, ``models`` and ``services``. ``invalid`` are the
-    objects the API server's schema refuses: they are not part of the cluster."""
-    findings = [
-        Finding(ERROR, bad.kind, bad.namespace, bad.name, bad.field, bad.code, bad.message)
-        for bad in invalid
-    ]
+    API server's refusals of the objects its schema refuses: they are not part of the cluster."""
+    findings = list(invalid)
 
     def wanted(document) -> bool:
         return checked is None or object_key(document) in checked
@@ -544,13 +529,14 @@ def admit(
         if wanted(model):
             findings.extend(model_notes(model, runtimes))
     rankings: dict = {}
+    lookup = ModelLookup(models)
     for isvc in services:
         if wanted(isvc):
             findings.extend(
                 isvc_findings(
                     isvc,
                     (isvc.namespace, isvc.name) in full_runners,
-                    models,
+                    lookup,
                     runtimes,
                     ome_version,
                     model_cache_provider,
@@ -570,7 +556,6 @@ __all__ = [
     "WARNING",
     "Admission",
     "Finding",
-    "Invalid",
     "admit",
     "different_priorities",
     "object_key",

@@ -21,25 +21,37 @@ def model_not_found(name: str) -> str:
     return f"No BaseModel or ClusterBaseModel with the name: {name}"
 
 
+class ModelLookup:
+    """OME's model lookup over a set of models, indexed once by name, so that finding the
+    model of every InferenceService is linear in the objects."""
+
+    def __init__(self, models: Iterable[Model]) -> None:
+        self._by_name: dict[str, list[Model]] = {}
+        for model in models:
+            self._by_name.setdefault(model.name, []).append(model)
+
+    def find(self, name: str, namespace: str | None, kind: str | None = None) -> Model | None:
+        """``BaseModel`` in the namespace (``default`` when none), ``ClusterBaseModel`` at
+        cluster scope; without a kind the BaseModel of that name first, then the cluster one."""
+        where = namespace or DEFAULT_NAMESPACE
+        base = cluster = None
+        for model in self._by_name.get(name, ()):
+            if model.is_cluster:
+                cluster = model
+            elif model.namespace == where:
+                base = model
+        if kind == BASE_MODEL:
+            return base
+        if kind == CLUSTER_BASE_MODEL:
+            return cluster
+        return base or cluster
+
+
 def find_model(
     models: Iterable[Model], name: str, namespace: str | None, kind: str | None = None
 ) -> Model | None:
-    """OME's lookup: ``BaseModel`` in the namespace (``default`` when none), ``ClusterBaseModel``
-    at cluster scope; without a kind the BaseModel of that name first, then the cluster one."""
-    where = namespace or DEFAULT_NAMESPACE
-    base = cluster = None
-    for model in models:
-        if model.name != name:
-            continue
-        if model.is_cluster:
-            cluster = model
-        elif model.namespace == where:
-            base = model
-    if kind == BASE_MODEL:
-        return base
-    if kind == CLUSTER_BASE_MODEL:
-        return cluster
-    return base or cluster
+    """One lookup (``ModelLookup`` for many)."""
+    return ModelLookup(models).find(name, namespace, kind)
 
 
 def find_inference_service(
@@ -89,6 +101,15 @@ def question_of(model: Model, isvc: InferenceService) -> tuple:
     )
 
 
+def ranked_row(namespace: str, name: str, model: str, ranking: Ranking) -> SelectionRow:
+    """The outcome a ranking gives: its selection and message, and the code of OME's refusal
+    (``NoRuntimeFound`` when nothing qualifies)."""
+    code = ranking.error.code if ranking.error else None
+    if code is None and ranking.selected is None:
+        code = "NoRuntimeFound"
+    return SelectionRow(namespace, name, model, ranking.selected, ranking.message, code, ranking)
+
+
 def selections(
     models: tuple[Model, ...],
     runtimes: tuple[Runtime, ...],
@@ -101,7 +122,8 @@ def selections(
     """Every InferenceService (of ``namespace`` when given) with its outcome, by namespace and
     name. Rankings are computed once per distinct question, not once per InferenceService."""
     rows = []
-    answers: dict[tuple, tuple[Ranking, str | None]] = {}
+    lookup = ModelLookup(models)
+    rankings: dict[tuple, Ranking] = {}
     for isvc in services:
         isvc_namespace = isvc.namespace or DEFAULT_NAMESPACE
         if namespace is not None and isvc_namespace != namespace:
@@ -113,7 +135,7 @@ def selections(
                 )
             )
             continue
-        model = find_model(models, isvc.model_name, isvc_namespace, isvc.model_kind)
+        model = lookup.find(isvc.model_name, isvc_namespace, isvc.model_kind)
         if model is None:
             message = model_not_found(isvc.model_name)
             rows.append(
@@ -124,8 +146,8 @@ def selections(
             continue
         isvc = replace(isvc, namespace=isvc_namespace, model_name=model.name)
         question = question_of(model, isvc)
-        answer = answers.get(question)
-        if answer is None:
+        ranking = rankings.get(question)
+        if ranking is None:
             request = RankRequest(
                 model,
                 runtimes,
@@ -133,23 +155,8 @@ def selections(
                 ome_version=ome_version,
                 model_cache_provider=model_cache_provider,
             )
-            ranking = rank_runtimes(request)
-            code = ranking.error.code if ranking.error else None
-            if code is None and ranking.selected is None:
-                code = "NoRuntimeFound"
-            answer = answers[question] = (ranking, code)
-        ranking, code = answer
-        rows.append(
-            SelectionRow(
-                isvc_namespace,
-                isvc.name,
-                model.name,
-                ranking.selected,
-                ranking.message,
-                code,
-                ranking,
-            )
-        )
+            ranking = rankings[question] = rank_runtimes(request)
+        rows.append(ranked_row(isvc_namespace, isvc.name, model.name, ranking))
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.name)))
     return rows
 
@@ -165,11 +172,10 @@ def unnamed_model_rows(
     """SPEC §19: a row for every model that no InferenceService names, ranked as a request with
     the model alone ranks it (``name`` empty); by namespace (cluster models first) and name."""
     named = set()
+    lookup = ModelLookup(models)
     for isvc in services:
         if isvc.model_name:
-            model = find_model(
-                models, isvc.model_name, isvc.namespace or DEFAULT_NAMESPACE, isvc.model_kind
-            )
+            model = lookup.find(isvc.model_name, isvc.namespace, isvc.model_kind)
             if model is not None:
                 named.add((model.kind, model.namespace, model.name))
     rows = []
@@ -181,25 +187,14 @@ def unnamed_model_rows(
                 model, runtimes, ome_version=ome_version, model_cache_provider=model_cache_provider
             )
         )
-        code = ranking.error.code if ranking.error else None
-        if code is None and ranking.selected is None:
-            code = "NoRuntimeFound"
-        rows.append(
-            SelectionRow(
-                ranking.namespace if model.namespace is None else model.namespace,
-                "",
-                model.name,
-                ranking.selected,
-                ranking.message,
-                code,
-                ranking,
-            )
-        )
+        namespace = ranking.namespace if model.namespace is None else model.namespace
+        rows.append(ranked_row(namespace, "", model.name, ranking))
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.model)))
     return rows
 
 
 __all__ = [
+    "ModelLookup",
     "SelectionRow",
     "find_inference_service",
     "find_model",
