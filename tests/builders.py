@@ -116,3 +116,19 @@ def rank_body(model: dict | None = None, *runtimes: dict, **extra: Any) -> dict:
     body = {"model": model or model_doc(), "runtimes": list(runtimes)}
     body.update(extra)
     return body
+
+
+def token_file(path, *tokens: dict) -> str:
+    """Write a token file (SPEC §17) of ``{"name", "secret", "read"?, "write"?}`` tokens,
+    keeping only each secret's SHA-256 as the service expects; returns its path."""
+    import hashlib
+
+    import yaml
+
+    entries = []
+    for token in tokens:
+        entry = {k: v for k, v in token.items() if k != "secret"}
+        entry["sha256"] = hashlib.sha256(token["secret"].encode()).hexdigest()
+        entries.append(entry)
+    path.write_text(yaml.safe_dump({"tokens": entries}))
+    return str(path)

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
+from tests.builders import (
+    entry,
+    isvc_doc,
+    model_doc,
+    rank_body,
+    runtime_doc,
+    serving_runtime,
+    token_file,
+)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
@@ -261,25 +268,15 @@ def test_limits(make_app, backend_settings):
 # --- access control -------------------------------------------------------------------------
 
 
-def _sha(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
 @pytest.fixture
 def guarded(make_app, backend_settings, tmp_path):
-    tokens = tmp_path / "tokens.yaml"
-    tokens.write_text(
-        yaml.safe_dump(
-            {
-                "tokens": [
-                    {"name": "admin", "sha256": _sha("admin-secret"), "write": ["*"]},
-                    {"name": "a-writer", "sha256": _sha("a-secret"), "write": ["a"]},
-                    {"name": "b-reader", "sha256": _sha("b-secret"), "read": ["b"]},
-                ]
-            }
-        )
+    tokens = token_file(
+        tmp_path / "tokens.yaml",
+        {"name": "admin", "secret": "admin-secret", "write": ["*"]},
+        {"name": "a-writer", "secret": "a-secret", "write": ["a"]},
+        {"name": "b-reader", "secret": "b-secret", "read": ["b"]},
     )
-    app = make_app(**backend_settings, AUTH_MODE="token", TOKENS_FILE=str(tokens))
+    app = make_app(**backend_settings, AUTH_MODE="token", TOKENS_FILE=tokens)
     client = app.test_client()
     admin = {"Authorization": "Bearer admin-secret"}
     for cluster in ("a", "b"):
@@ -351,9 +348,8 @@ def test_without_a_token_file_catalogs_are_closed_unless_auth_none(make_app, bac
 
 
 def test_stateless_endpoints_can_ask_for_a_token_too(make_app, tmp_path):
-    tokens = tmp_path / "tokens.yaml"
-    tokens.write_text(yaml.safe_dump({"tokens": [{"name": "ci", "sha256": _sha("ci-secret")}]}))
-    api = make_app(AUTH_MODE="token", TOKENS_FILE=str(tokens), AUTH_STATELESS=True).test_client()
+    tokens = token_file(tmp_path / "tokens.yaml", {"name": "ci", "secret": "ci-secret"})
+    api = make_app(AUTH_MODE="token", TOKENS_FILE=tokens, AUTH_STATELESS=True).test_client()
     assert api.post("/v1/rank", data=SEED_YAML, headers=YAML).status_code == 401
     allowed = {**YAML, "Authorization": "Bearer ci-secret"}
     assert api.post("/v1/rank", data=SEED_YAML, headers=allowed).status_code == 200

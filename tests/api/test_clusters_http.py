@@ -6,7 +6,6 @@ another cluster; and every acknowledged write survives ``kill -9`` of the servic
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import signal
@@ -15,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import yaml
 
-from tests.builders import entry, model_doc, runtime_doc, serving_runtime
+from tests.builders import entry, model_doc, runtime_doc, serving_runtime, token_file
 from tests.cache.conftest import redis_server  # noqa: F401
 from tests.cache.test_cache_cluster import cluster  # noqa: F401
 from tests.hostile.conftest import start_service  # noqa: F401
@@ -32,20 +31,12 @@ def _bearer(who: str) -> dict[str, str]:
 
 @pytest.fixture
 def tokens(tmp_path):
-    path = tmp_path / "tokens.yaml"
-    sha = {who: hashlib.sha256(secret.encode()).hexdigest() for who, secret in SECRETS.items()}
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "tokens": [
-                    {"name": "admin", "sha256": sha["admin"], "write": ["*"]},
-                    {"name": "sync-east", "sha256": sha["east"], "write": ["east"]},
-                    {"name": "sync-west", "sha256": sha["west"], "write": ["west"]},
-                ]
-            }
-        )
+    return token_file(
+        tmp_path / "tokens.yaml",
+        {"name": "admin", "secret": SECRETS["admin"], "write": ["*"]},
+        {"name": "sync-east", "secret": SECRETS["east"], "write": ["east"]},
+        {"name": "sync-west", "secret": SECRETS["west"], "write": ["west"]},
     )
-    return str(path)
 
 
 @pytest.fixture(params=["sqlite", "redis", "redis-cluster"])

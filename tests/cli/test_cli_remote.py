@@ -4,7 +4,6 @@ a service that cannot be used exits 3 with one line."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import socket
@@ -17,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import yaml
 
-from tests.builders import entry, isvc_doc, runtime_doc, serving_runtime
+from tests.builders import entry, isvc_doc, runtime_doc, serving_runtime, token_file
 from tests.cli.support import SEED, invoke, line_of, write_yaml
 from tests.hostile.conftest import start_service  # noqa: F401
 from tests.hostile.service import Service, free_port
@@ -177,20 +176,13 @@ def test_a_server_that_does_not_answer_times_out_exit_3():
 
 def test_tokens(start_service, tmp_path):  # noqa: F811
     secrets = {"sync": "sync-secret", "reader": "read-secret"}
-    digest = {who: hashlib.sha256(secret.encode()).hexdigest() for who, secret in secrets.items()}
-    tokens = tmp_path / "tokens.yaml"
-    tokens.write_text(
-        yaml.safe_dump(
-            {
-                "tokens": [
-                    {"name": "sync", "sha256": digest["sync"], "write": ["*"]},
-                    {"name": "reader", "sha256": digest["reader"], "read": ["north"]},
-                ]
-            }
-        )
+    tokens = token_file(
+        tmp_path / "tokens.yaml",
+        {"name": "sync", "secret": secrets["sync"], "write": ["*"]},
+        {"name": "reader", "secret": secrets["reader"], "read": ["north"]},
     )
     server = start_service(
-        OME_RANKER_TOKENS_FILE=str(tokens),
+        OME_RANKER_TOKENS_FILE=tokens,
         OME_RANKER_STORE_PATH=str(tmp_path / "catalogs.sqlite3"),
         OME_RANKER_WORKERS="1",
     )

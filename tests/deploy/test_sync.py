@@ -5,7 +5,6 @@ down fails it too (exit 3). Only kubectl's own step is not run (there is no clus
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import http.server
 import json
@@ -17,8 +16,8 @@ import threading
 from pathlib import Path
 
 import pytest
-import yaml
 
+from tests.builders import token_file
 from tests.deploy.test_kubernetes import KUBE, kustomize
 from tests.hostile.conftest import start_service  # noqa: F401
 from tests.hostile.service import free_port
@@ -124,20 +123,13 @@ def _request(port: int, method: str, path: str, body: bytes | None, who: str):
 def service(start_service, tmp_path):  # noqa: F811
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is needed to render the CronJob")
-    tokens = tmp_path / "tokens.yaml"
-    digest = {who: hashlib.sha256(s.encode()).hexdigest() for who, s in SECRETS.items()}
-    tokens.write_text(
-        yaml.safe_dump(
-            {
-                "tokens": [
-                    {"name": "admin", "sha256": digest["admin"], "write": ["*"]},
-                    {"name": "sync-prod-east", "sha256": digest["sync"], "write": ["prod-east"]},
-                ]
-            }
-        )
+    tokens = token_file(
+        tmp_path / "tokens.yaml",
+        {"name": "admin", "secret": SECRETS["admin"], "write": ["*"]},
+        {"name": "sync-prod-east", "secret": SECRETS["sync"], "write": ["prod-east"]},
     )
     return start_service(
-        OME_RANKER_TOKENS_FILE=str(tokens),
+        OME_RANKER_TOKENS_FILE=tokens,
         OME_RANKER_STORE_PATH=str(tmp_path / "catalogs.sqlite3"),
     )
 

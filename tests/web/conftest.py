@@ -7,7 +7,6 @@ where they fail."""
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 import shutil
@@ -16,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.builders import token_file
 from tests.hostile.service import YAML, Service
 from tests.web.catalog import CATALOG_YAML, ROOT
 
@@ -74,21 +73,14 @@ def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """gunicorn with a token file (``admin`` writes everything, ``viewer`` reads ``prod``), the
     catalog ``prod`` and the empty cluster ``secret`` that ``viewer`` may not read."""
     directory = tmp_path_factory.mktemp("web")
-    tokens = directory / "tokens.yaml"
-    sha = {who: hashlib.sha256(secret.encode()).hexdigest() for who, secret in SECRETS.items()}
-    tokens.write_text(
-        yaml.safe_dump(
-            {
-                "tokens": [
-                    {"name": "admin", "sha256": sha["admin"], "write": ["*"]},
-                    {"name": "viewer", "sha256": sha["viewer"], "read": ["prod"]},
-                ]
-            }
-        )
+    tokens = token_file(
+        directory / "tokens.yaml",
+        {"name": "admin", "secret": SECRETS["admin"], "write": ["*"]},
+        {"name": "viewer", "secret": SECRETS["viewer"], "read": ["prod"]},
     )
     service = Service(
         directory,
-        OME_RANKER_TOKENS_FILE=str(tokens),
+        OME_RANKER_TOKENS_FILE=tokens,
         OME_RANKER_STORE_PATH=str(directory / "catalogs.sqlite3"),
     ).start()
     try:
