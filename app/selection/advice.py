@@ -3,7 +3,6 @@ below the row above (``decidedBy``), and what would make it first (``toWin``, ``
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow
@@ -74,7 +73,7 @@ def to_win(
     index, _, unit = found
     beaten_at_a_tie = all(r is row or _wins_a_tie(row, r) for r in top_group)
     needed = top if beaten_at_a_tie else top + 1
-    priority = max(1, math.ceil(needed / unit))
+    priority = max(1, -(-needed // unit))  # integer ceiling: scores outgrow a float's 53 bits
     if priority > MAX_PRIORITY:
         return None
     return {"entry": index, "priority": priority}

@@ -138,3 +138,18 @@ def test_yaml_answers_carry_the_advice_too(client):
     )
     rows = yaml.safe_load(answer.get_data())["runtimes"]
     assert rows[2]["toWin"] == {"entry": 0, "priority": 4}
+
+
+def test_to_win_is_exact_for_int64_weights(client):
+    # Scores past 2^53: a float division would ask for priority 1000, one too few.
+    body = rank_body(
+        model_doc(),
+        runtime_doc("a", entry(weight=2**60 + 11, priority=1000)),
+        runtime_doc("b", entry(weight=2**60)),
+    )
+    rows = {r["name"]: r for r in client.post("/v1/rank", json=body).get_json()["runtimes"]}
+    assert rows["b"]["toWin"] == {"entry": 0, "priority": 1001}
+    body["runtimes"][1]["spec"]["supportedModelFormats"][0]["priority"] = 1001
+    assert client.post("/v1/select", json=body).get_json()["selected"]["name"] == "b"
+    body["runtimes"][1]["spec"]["supportedModelFormats"][0]["priority"] = 1000
+    assert client.post("/v1/select", json=body).get_json()["selected"]["name"] == "a"
