@@ -546,10 +546,6 @@ def admit(
     return Admission(tuple(sorted(findings, key=finding_order)))
 
 
-def without(documents: Iterable, deleted: frozenset[tuple]) -> tuple:
-    return tuple(d for d in documents if object_key(d) not in deleted)
-
-
 __all__ = [
     "ERROR",
     "INFO",
@@ -560,5 +556,4 @@ __all__ = [
     "different_priorities",
     "object_key",
     "same_priority",
-    "without",
 ]
