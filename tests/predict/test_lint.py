@@ -355,3 +355,19 @@ def test_lint_stays_linear_on_thousands_of_clashing_runtimes_and_services(client
     assert first["message"].endswith("in the clusterservingruntimes rt-00001 and rt-00000")
     assert answer["counts"]["warning"] == 3000
     assert elapsed < 60  # a hang guard, not a speed test (it takes a few seconds)
+
+
+def test_a_runtime_that_cannot_clash_does_not_hide_one_that_does(client):
+    # "a" comes first in name order but has a size range; "b" and "c" clash with each other.
+    a = runtime_doc(
+        "a", bare(priority=2), protocolVersions=["openAI"], size_range={"min": "1B", "max": "8B"}
+    )
+    b = runtime_doc("b", bare(priority=2), protocolVersions=["openAI"])
+    c = runtime_doc("c", bare(priority=2), protocolVersions=["openAI"])
+    found = [(f[2], f[4]) for f in errors(client, a, b, c)]
+    assert found == [
+        ("b", "same priority assigned for the model format safetensors in the "
+         "clusterservingruntimes c and b"),
+        ("c", "same priority assigned for the model format safetensors in the "
+         "clusterservingruntimes b and c"),
+    ]  # fmt: skip
