@@ -11,9 +11,12 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 	touch $@
 
 # The local quick start: on 127.0.0.1 only (the default bind), catalogs in var/ (SQLite), and no
-# access control, which the service grants only when OME_RANKER_AUTH=none is set explicitly.
+# access control, which the service grants only when OME_RANKER_AUTH=none is set explicitly (and
+# refuses beside a token file, or on an address other machines reach): with
+# OME_RANKER_TOKENS_FILE set, the tokens apply.
 run: $(BIN)/.installed
-	OME_RANKER_AUTH=$${OME_RANKER_AUTH:-none} $(BIN)/gunicorn --config config/gunicorn.conf.py 'app:create_app()'
+	OME_RANKER_AUTH=$${OME_RANKER_AUTH:-$$(if [ -n "$$OME_RANKER_TOKENS_FILE" ]; then echo token; else echo none; fi)} \
+		$(BIN)/gunicorn --config config/gunicorn.conf.py 'app:create_app()'
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check .

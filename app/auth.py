@@ -8,24 +8,41 @@ SHA-256 of what the client sends is compared with every token's in constant time
 
 Without a token file every catalog request is refused, unless ``OME_RANKER_AUTH=none`` is set
 explicitly (the local quick start), which lets everyone do everything as ``anonymous``.
+
+The token file is re-read as it changes (``TokenFile``): a revoked token is refused within
+seconds in every worker, without a restart. A file that stops parsing keeps the last good tokens
+and logs an error; only at start-up does a bad file stop the service.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
+import logging
+import os
 import re
+import shutil
+import tempfile
+import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from config.settings import SettingsError
+from config.settings import TOKENS_FILE_VARIABLE, SettingsError, check_open_access
 
 ANY = "*"
 _HEX_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}\Z")
+# SPEC §17 promises a changed token file is in force within 5 s; checking every 2 s leaves room
+# for a slow read and for the request that notices it.
+RELOAD_SECONDS = 2.0
+
+log = logging.getLogger("app.auth")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +85,13 @@ class AccessControl:
     def configured(self) -> bool:
         return self.open or bool(self._entries)
 
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def current(self) -> AccessControl:
+        """As ``TokenFile.current``: fixed settings have nothing to re-read."""
+        return self
+
     def identify(self, authorization: str | None) -> Token | None:
         """The token a ``Bearer`` header names, or None (none sent, or unknown)."""
         if self.open:
@@ -83,6 +107,11 @@ class AccessControl:
             if hmac.compare_digest(entry.digest, digest):
                 found = entry.token
         return found
+
+
+def is_token_name(name: object) -> bool:
+    """What a token file accepts as a token's name (it shows in logs)."""
+    return isinstance(name, str) and _NAME.match(name) is not None
 
 
 def _names(value: Any, where: str) -> frozenset[str]:
@@ -103,7 +132,7 @@ def parse_tokens(document: Any, source: str) -> AccessControl:
         if not isinstance(item, Mapping):
             raise SettingsError(f"{where} must be a mapping")
         name, digest = item.get("name"), item.get("sha256")
-        if not isinstance(name, str) or not _NAME.match(name):
+        if not is_token_name(name):
             raise SettingsError(f"{where}.name must be a short name ([A-Za-z0-9._-])")
         if name in names:
             raise SettingsError(f"{where}.name {name!r} is used twice")
@@ -125,18 +154,234 @@ def parse_tokens(document: Any, source: str) -> AccessControl:
     return AccessControl(entries)
 
 
-def load_access_control(mode: str, tokens_file: str | None) -> AccessControl:
+def parse_token_file(content: bytes, path: str) -> AccessControl:
+    """A token file's bytes as access control; ``SettingsError`` naming the file and the
+    problem, never its content (a line number at most)."""
+    source = f"{TOKENS_FILE_VARIABLE} {path!r}"
+    try:
+        document = yaml.safe_load(content)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise SettingsError(f"{source} is not valid YAML{where}") from None
+    return parse_tokens(document, source)
+
+
+def _read(path: str) -> bytes:
+    """The file's bytes, by path every time: a Kubernetes Secret volume replaces it by
+    swapping a symlink."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise SettingsError(f"{TOKENS_FILE_VARIABLE} {path!r}: {error.strerror}") from None
+
+
+def _digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class _Good:
+    access: AccessControl
+    content: bytes
+    read_at: float  # time.monotonic(): one clock for every process of the host
+
+    @property
+    def digest(self) -> str:
+        return _digest(self.content)
+
+
+class TokenFile:
+    """The token file and the last good tokens read from it (``load`` makes one).
+
+    ``current()`` re-reads the file at most every ``interval`` seconds and parses it only when
+    its bytes changed. A file that does not parse (or cannot be read) keeps the last good tokens
+    and is logged once per distinct content. Threads that find a re-read under way do not wait
+    for it: they use the tokens in force.
+    """
+
+    def __init__(self, path: str, good: _Good, *, interval: float = RELOAD_SECONDS) -> None:
+        self.path = path
+        self._good = good
+        self._seen = good.digest  # what the file looked like last time, good or not
+        self._interval = interval
+        self._due = time.monotonic() + interval
+        self._lock = threading.Lock()
+        self._shared: _SharedCopy | None = None
+
+    @classmethod
+    def load(cls, path: str, *, interval: float = RELOAD_SECONDS) -> TokenFile:
+        """At start-up: a file that is missing or does not parse is a ``SettingsError``."""
+        read_at = time.monotonic()
+        content = _read(path)
+        good = _Good(parse_token_file(content, path), content, read_at)
+        _log_in_force(path, good.access)
+        return cls(path, good, interval=interval)
+
+    def current(self) -> AccessControl:
+        """The tokens in force; cheap (a clock reading) except when a re-read is due."""
+        if time.monotonic() >= self._due and self._lock.acquire(blocking=False):
+            try:
+                if time.monotonic() >= self._due:
+                    self._refresh(announce=False)
+            finally:
+                self._lock.release()
+        return self._good.access
+
+    def refresh(self, *, announce: bool = False) -> None:
+        """Re-read the file now. ``announce``: log what is in force even if the file did not
+        change since this object last looked (a worker's start)."""
+        with self._lock:
+            self._refresh(announce=announce)
+
+    def share_through(self, directory: str) -> None:
+        """In the gunicorn master: let every worker forked from here on keep its newest good
+        copy in ``directory``, so that a worker forked while the file is broken starts from the
+        newest tokens any worker read, not from the master's older ones."""
+        self._shared = _SharedCopy(directory)
+        self._shared.offer(self._good.read_at, self._good.content)
+
+    def close(self) -> None:
+        """In the gunicorn master, at exit: remove the shared copy."""
+        if self._shared is not None:
+            shutil.rmtree(self._shared.directory, ignore_errors=True)
+            self._shared = None
+
+    def _refresh(self, *, announce: bool) -> None:
+        read_at = time.monotonic()
+        self._due = read_at + self._interval
+        try:
+            content = _read(self.path)
+        except SettingsError as error:
+            if self._first_look(f"unreadable: {error}", announce):
+                self._keep_last_good(error)
+            return
+        digest = _digest(content)
+        if not self._first_look(digest, announce):
+            return
+        try:
+            same = digest == self._good.digest
+            access = self._good.access if same else parse_token_file(content, self.path)
+        except SettingsError as error:
+            self._keep_last_good(error)
+            return
+        self._good = _Good(access, content, read_at)
+        _log_in_force(self.path, access)
+        if self._shared is not None:
+            self._shared.offer(read_at, content)
+
+    def _first_look(self, seen: str, announce: bool) -> bool:
+        """Whether the file looks different from last time (so it is worth a log line)."""
+        new = announce or seen != self._seen
+        self._seen = seen
+        return new
+
+    def _keep_last_good(self, error: SettingsError) -> None:
+        newer = self._shared.newest(after=self._good.read_at) if self._shared else None
+        if newer is not None:
+            read_at, content = newer
+            with contextlib.suppress(SettingsError):  # only good files are shared
+                self._good = _Good(parse_token_file(content, self.path), content, read_at)
+        log.error(
+            "%s; keeping the last good tokens (%d), read %.0f s ago",
+            error,
+            len(self._good.access),
+            time.monotonic() - self._good.read_at,
+        )
+
+
+def _log_in_force(path: str, access: AccessControl) -> None:
+    noun = "token" if len(access) == 1 else "tokens"
+    log.info("%s %r: %d %s in force", TOKENS_FILE_VARIABLE, path, len(access), noun)
+
+
+class _SharedCopy:
+    """The newest good token file any process of one gunicorn service read, in a directory the
+    master made: workers write it, a worker that starts while the file is broken reads it.
+
+    Only hashes of secrets are in it, as in the token file. The newest is the one read last
+    (``read_at``, the host's monotonic clock), kept under an exclusive lock, so that two
+    workers that read different versions never leave the older one behind.
+    """
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self._path = os.path.join(directory, "last-good")
+
+    def offer(self, read_at: float, content: bytes) -> None:
+        try:
+            with open(self._path + ".lock", "ab") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                kept = self._load()
+                if kept is not None and kept[0] >= read_at:
+                    return
+                temporary = f"{self._path}.{os.getpid()}"
+                with open(temporary, "wb") as handle:
+                    handle.write(f"{read_at!r}\n".encode() + content)
+                os.replace(temporary, self._path)
+        except OSError as error:
+            log.warning("cannot keep the last good token file in %s: %s", self.directory, error)
+
+    def newest(self, after: float) -> tuple[float, bytes] | None:
+        """The kept copy if it was read later than ``after``."""
+        kept = self._load()
+        return kept if kept is not None and kept[0] > after else None
+
+    def _load(self) -> tuple[float, bytes] | None:
+        try:
+            with open(self._path, "rb") as handle:
+                header, _, content = handle.read().partition(b"\n")
+            return float(header), content
+        except (OSError, ValueError):
+            return None
+
+
+# The gunicorn master's token file (config/gunicorn.conf.py), which every worker inherits when
+# it is forked: a worker that starts while the file is broken starts with its tokens.
+_master_copy: TokenFile | None = None
+
+
+def hand_to_workers(tokens: TokenFile) -> None:
+    """In the gunicorn master: workers forked from now on start from ``tokens``."""
+    global _master_copy
+    _master_copy = tokens
+    try:
+        directory = tempfile.mkdtemp(prefix="ome-ranker-tokens-")
+    except OSError as error:  # workers then start from the master's copy alone
+        log.warning("no directory to share the last good token file through: %s", error)
+        return
+    tokens.share_through(directory)
+
+
+def master_copy() -> TokenFile | None:
+    """The gunicorn master's token file (None elsewhere, and without one)."""
+    return _master_copy
+
+
+def open_token_file(path: str) -> TokenFile:
+    """This process's token file: in a gunicorn worker the copy it inherited, re-read now (its
+    tokens kept if the file is broken, with an error logged); anywhere else read now, a
+    ``SettingsError`` when it is missing or broken. One object per worker, so a worker never
+    goes back to tokens older than some it read itself."""
+    inherited = _master_copy
+    if inherited is not None and inherited.path == path:
+        inherited.refresh(announce=True)
+        return inherited
+    return TokenFile.load(path)
+
+
+def access_source(mode: str, tokens_file: str | None) -> AccessControl | TokenFile:
     """From the settings: OME_RANKER_AUTH=none opens everything; else the token file, or none
-    at all (every catalog request then refused)."""
+    at all (every catalog request then refused). Either has ``current()``."""
+    check_open_access(mode, tokens_file)  # settings set in code skip Config's check
     if mode == "none":
         return AccessControl(open_access=True)
     if not tokens_file:
         return AccessControl()
-    try:
-        with open(tokens_file, encoding="utf-8") as handle:
-            document = yaml.safe_load(handle)
-    except OSError as error:
-        raise SettingsError(f"OME_RANKER_TOKENS_FILE {tokens_file!r}: {error.strerror}") from None
-    except yaml.YAMLError:
-        raise SettingsError(f"OME_RANKER_TOKENS_FILE {tokens_file!r} is not valid YAML") from None
-    return parse_tokens(document, f"OME_RANKER_TOKENS_FILE {tokens_file!r}")
+    return open_token_file(tokens_file)
+
+
+def load_access_control(mode: str, tokens_file: str | None) -> AccessControl:
+    """The access control the settings give now."""
+    return access_source(mode, tokens_file).current()

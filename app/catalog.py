@@ -1,5 +1,6 @@
 """The service's stored catalogs (SPEC §17), bound to an app in ``create_app``: the store the
-settings ask for (Redis with ``REDIS_URL``, else a SQLite file) and the access control.
+settings ask for (Redis with ``REDIS_URL``, else a SQLite file) and the access control (a token
+file re-read as it changes).
 
 Like the ranking cache, the store is built per app, so every gunicorn worker opens its own
 connections after the fork; nothing connects before the first catalog request.
@@ -13,7 +14,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from .auth import AccessControl, load_access_control
+from .auth import AccessControl, access_source
 from .store import CatalogStore
 from .store.redis import RedisCatalogStore
 from .store.sqlite import SqliteCatalogStore
@@ -42,8 +43,9 @@ def build_store(config: Any) -> CatalogStore:
 
 
 def init_app(app: Flask) -> None:
-    # The token file is read at start-up, so a bad one stops the service naming the variable.
-    app.extensions[ACCESS_EXTENSION] = load_access_control(
+    # The token file is read at start-up, so a bad one stops the service naming the variable;
+    # then again whenever it changes (app/auth.py, TokenFile).
+    app.extensions[ACCESS_EXTENSION] = access_source(
         app.config["AUTH_MODE"], app.config["TOKENS_FILE"]
     )
     app.extensions[STORE_EXTENSION] = build_store(app.config)
@@ -54,4 +56,5 @@ def get_store(app: Flask | None = None) -> CatalogStore:
 
 
 def get_access(app: Flask | None = None) -> AccessControl:
-    return (app or current_app).extensions[ACCESS_EXTENSION]
+    """The tokens in force now (the token file's latest good version)."""
+    return (app or current_app).extensions[ACCESS_EXTENSION].current()

@@ -13,11 +13,15 @@ import tempfile
 
 from gunicorn.glogging import Logger
 
+from app import auth
 from config.settings import (
     CACHE_SECRET_VARIABLE,
     UNSHARED_CACHE_SECRET_WARNING,
     ServerSettings,
+    SettingsError,
+    access_settings,
     cache_secret,
+    check_open_access,
     env_int,
     env_log_level,
 )
@@ -58,6 +62,9 @@ timeout = server_settings.timeout
 graceful_timeout = server_settings.drain_seconds + server_settings.graceful_timeout
 keepalive = server_settings.keepalive
 cache_secret()  # a bad OME_RANKER_CACHE_SECRET stops the master, not every worker it forks
+# OME_RANKER_AUTH=none beside a token file stops the master too; the address it listens on is
+# checked in on_starting, where gunicorn's own -b counts as well.
+_auth_mode, _tokens_file = access_settings()  # underscored: gunicorn reads no setting of them
 # Recycle workers now and then so that a slow leak can never grow without bound.
 max_requests = env_int("OME_RANKER_MAX_REQUESTS", 10000, 0)
 max_requests_jitter = 1000
@@ -111,6 +118,14 @@ _owned_metrics_dir = None
 
 def on_starting(server):
     """In the master, before any worker exists (prometheus_client fixes its mode on import)."""
+    try:
+        for address in server.cfg.bind:
+            check_open_access(_auth_mode, _tokens_file, address)
+        if _tokens_file:
+            auth.hand_to_workers(auth.TokenFile.load(_tokens_file))
+    except SettingsError as error:  # before any socket is open: nothing listens
+        server.log.error("%s", error)
+        raise SystemExit(1) from None
     _share_cache_secret(server)
     global _owned_metrics_dir
     path = os.environ.get(MULTIPROC_DIR_VARIABLE)
@@ -134,6 +149,15 @@ def _share_cache_secret(server) -> None:
         server.log.warning(UNSHARED_CACHE_SECRET_WARNING)
 
 
+def pre_fork(server, worker):
+    """The token file as it is now (or its last good version), for the worker about to start:
+    one that starts while the file is broken starts with the last good tokens instead of
+    failing to boot, which would stop the master."""
+    tokens = auth.master_copy()
+    if tokens is not None:
+        tokens.refresh()
+
+
 def child_exit(server, worker):
     from prometheus_client import multiprocess
 
@@ -141,5 +165,8 @@ def child_exit(server, worker):
 
 
 def on_exit(server):
+    tokens = auth.master_copy()
+    if tokens is not None:
+        tokens.close()
     if _owned_metrics_dir is not None:
         shutil.rmtree(_owned_metrics_dir, ignore_errors=True)

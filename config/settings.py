@@ -5,6 +5,7 @@ A bad value fails at start-up with a message naming the variable, never later.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -184,6 +185,73 @@ def auth_mode(name: str) -> str:
     return raw
 
 
+AUTH_VARIABLE = "OME_RANKER_AUTH"
+TOKENS_FILE_VARIABLE = "OME_RANKER_TOKENS_FILE"
+
+
+def access_settings(bind: str | None = None) -> tuple[str, str | None]:
+    """``OME_RANKER_AUTH`` and ``OME_RANKER_TOKENS_FILE``, checked together, and against the
+    address the service listens on when the caller knows it (the gunicorn master, ``serve``)."""
+    mode = auth_mode(AUTH_VARIABLE)
+    tokens_file = _env_str(TOKENS_FILE_VARIABLE, None)
+    check_open_access(mode, tokens_file, bind)
+    return mode, tokens_file
+
+
+def check_open_access(mode: str, tokens_file: str | None, bind: str | None = None) -> None:
+    """``OME_RANKER_AUTH=none`` opens every catalog to everyone, so it is refused where it
+    cannot be what the operator meant: beside a token file (which it would silently ignore),
+    or on an address other machines can reach."""
+    if mode != "none":
+        return
+    if tokens_file:
+        raise SettingsError(
+            f"{AUTH_VARIABLE}=none turns access control off, but {TOKENS_FILE_VARIABLE} is set "
+            f"too: set {AUTH_VARIABLE}=token to use the token file, or unset "
+            f"{TOKENS_FILE_VARIABLE}"
+        )
+    if bind is not None and not is_loopback_bind(bind):
+        raise SettingsError(
+            f"{AUTH_VARIABLE}=none (no access control) is allowed only on a loopback address, "
+            f"but the service would listen on {bind!r}: bind 127.0.0.1, [::1], localhost or a "
+            f"unix: socket, or give tokens in {TOKENS_FILE_VARIABLE} instead"
+        )
+
+
+def is_loopback_bind(bind: str) -> bool:
+    """Whether a gunicorn bind address (``HOST:PORT``, ``[V6]:PORT``, ``unix:PATH``, as
+    ``gunicorn.util.parse_address`` reads it) can only be reached from this machine. An
+    inherited socket (``fd://``) cannot be checked, so it is not."""
+    bind = bind.strip()
+    if bind.startswith("unix:"):
+        return True
+    address = bind.removeprefix("tcp://")
+    if address.startswith("["):
+        host = address[1:].partition("]")[0]
+    elif address.count(":") > 1:  # a bare IPv6 address, which has no room for a port
+        host = address
+    else:
+        host = address.partition(":")[0]
+    return is_loopback_host(host)
+
+
+def is_loopback_host(host: str) -> bool:
+    """``localhost``, 127.0.0.0/8 or ::1 (bracketed or not); a name other than localhost may
+    resolve anywhere, so it is not."""
+    host = host.strip().lower()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if host.rstrip(".") == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # ::ffff:127.0.0.1, which Python 3.11 calls not loopback
+    return address.is_loopback
+
+
 class Config:
     """Production defaults; every value can be set from the environment."""
 
@@ -219,8 +287,7 @@ class Config:
         self.MAX_OBJECTS_PER_CLUSTER = env_int("OME_RANKER_MAX_OBJECTS_PER_CLUSTER", 20_000, 1)
         self.MAX_CLUSTERS = env_int("OME_RANKER_MAX_CLUSTERS", 100, 1)
         # Access (SPEC §17): a token file, or OME_RANKER_AUTH=none set explicitly.
-        self.AUTH_MODE = auth_mode("OME_RANKER_AUTH")
-        self.TOKENS_FILE = _env_str("OME_RANKER_TOKENS_FILE", None)
+        self.AUTH_MODE, self.TOKENS_FILE = access_settings()
         self.AUTH_STATELESS = _env_bool("OME_RANKER_AUTH_STATELESS", False)
 
 

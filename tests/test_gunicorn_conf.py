@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -17,7 +18,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from app import auth
 from config.settings import SettingsError
+from tests.builders import token_file
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "config" / "gunicorn.conf.py"
@@ -38,8 +41,10 @@ def unset_multiproc_dir(monkeypatch):
     monkeypatch.delenv(VARIABLE)
 
 
-def fake_server() -> SimpleNamespace:
-    return SimpleNamespace(log=logging.getLogger("gunicorn.error"))
+def fake_server(*binds: str) -> SimpleNamespace:
+    """What the hooks use of gunicorn's arbiter: its log and its (effective) bind addresses."""
+    cfg = SimpleNamespace(bind=list(binds or ["127.0.0.1:8080"]))
+    return SimpleNamespace(log=logging.getLogger("gunicorn.error"), cfg=cfg)
 
 
 def test_settings_come_from_the_environment(monkeypatch):
@@ -234,3 +239,51 @@ def test_the_logger_builds_no_access_lines(capsys):
     request = SimpleNamespace(headers=[], method="GET", path="/healthz", query="", version=(1, 1))
     logger.access(response, request, {"REMOTE_ADDR": "127.0.0.1"}, 0.001)
     assert capsys.readouterr() == ("", "")
+
+
+def test_on_starting_refuses_open_access_on_an_address_others_reach(
+    monkeypatch, caplog, unset_multiproc_dir
+):
+    """Every address gunicorn will listen on counts, its own ``-b`` included."""
+    monkeypatch.setenv("OME_RANKER_AUTH", "none")
+    monkeypatch.delenv("OME_RANKER_TOKENS_FILE", raising=False)
+    conf = load_conf()
+    with pytest.raises(SystemExit) as stopped:
+        conf.on_starting(fake_server("127.0.0.1:8080", "0.0.0.0:8080"))
+    assert stopped.value.code == 1
+    assert "OME_RANKER_AUTH=none (no access control) is allowed only on a loopback" in caplog.text
+    assert VARIABLE not in os.environ  # stopped before making anything
+    conf.on_starting(fake_server("127.0.0.1:8080", "[::1]:8080", "unix:/tmp/ome-ranker.sock"))
+    conf.on_exit(fake_server())
+
+
+def test_the_master_reads_the_token_file_and_refreshes_it_before_each_fork(
+    monkeypatch, tmp_path, unset_multiproc_dir
+):
+    monkeypatch.setattr(auth, "_master_copy", None)
+    monkeypatch.delenv("OME_RANKER_AUTH", raising=False)
+    path = token_file(tmp_path / "tokens.yaml", {"name": "first", "secret": "first-secret"})
+    monkeypatch.setenv("OME_RANKER_TOKENS_FILE", path)
+    conf = load_conf()
+    shared = set(Path(tempfile.gettempdir()).glob("ome-ranker-tokens-*"))
+    conf.on_starting(fake_server())
+    master = auth.master_copy()
+    assert master.current().identify("Bearer first-secret").name == "first"
+    (made,) = set(Path(tempfile.gettempdir()).glob("ome-ranker-tokens-*")) - shared
+    token_file(tmp_path / "tokens.yaml", {"name": "second", "secret": "second-secret"})
+    conf.pre_fork(fake_server(), None)  # the worker forked next starts with this
+    assert master.current().identify("Bearer second-secret").name == "second"
+    conf.on_exit(fake_server())
+    assert not made.exists()
+
+
+def test_on_starting_stops_at_a_broken_token_file(
+    monkeypatch, tmp_path, caplog, unset_multiproc_dir
+):
+    monkeypatch.setattr(auth, "_master_copy", None)
+    monkeypatch.delenv("OME_RANKER_AUTH", raising=False)
+    (tmp_path / "tokens.yaml").write_text("tokens: [\n")
+    monkeypatch.setenv("OME_RANKER_TOKENS_FILE", str(tmp_path / "tokens.yaml"))
+    with pytest.raises(SystemExit):
+        load_conf().on_starting(fake_server())
+    assert "OME_RANKER_TOKENS_FILE" in caplog.text and "is not valid YAML" in caplog.text

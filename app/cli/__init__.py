@@ -12,6 +12,7 @@ from .catalog import push
 from .commands import rank, select
 from .reports import impact, lint, selections
 from .serve import serve
+from .tokens import token
 
 
 def _version() -> str:
@@ -31,7 +32,7 @@ def cli() -> None:
     """
 
 
-for _command in (rank, select, lint, impact, selections, push, serve):
+for _command in (rank, select, lint, impact, selections, push, serve, token):
     cli.add_command(_command)
 
 

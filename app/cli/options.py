@@ -13,9 +13,9 @@ import click
 from config.settings import SettingsError
 
 from .api import Api
-from .output import BAD_INPUT, Failure
+from .output import BAD_INPUT, Failure, warn
 from .sources import Manifest, SourceError, read_manifests
-from .transport import InProcess, Remote, Transport
+from .transport import InProcess, Remote, Transport, exposed_host
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -123,6 +123,9 @@ def open_api(
         transport = Remote(server, token, ca_file, timeout) if server else InProcess()
     except (ValueError, SettingsError) as error:  # a bad --server, CA file or service setting
         raise Failure(str(error), BAD_INPUT) from None
+    host = exposed_host(server, token) if server else None
+    if host is not None:  # once per command: every command opens the API once
+        warn(f"sending a token over plain HTTP to {host}; use https:// or a loopback address")
     try:
         yield Api(transport)
     finally:

@@ -11,6 +11,9 @@ import click
 
 import app
 import config
+from config.settings import SettingsError, access_settings
+
+from .output import BAD_INPUT, Failure
 
 CONF = Path(config.__file__).resolve().parent / "gunicorn.conf.py"
 # The directory holding the app and config packages: a checkout, or site-packages.
@@ -56,6 +59,10 @@ def serve(bind: str) -> None:
     """
     if not CONF.is_file():
         raise click.ClickException(f"the gunicorn configuration is missing: {CONF}")
+    try:
+        access_settings(bind)  # as the master would refuse them, but before gunicorn starts
+    except SettingsError as error:
+        raise Failure(str(error), BAD_INPUT) from None
     command, environment = gunicorn_command(bind)
     sys.stdout.flush()
     os.chdir(ROOT)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
-from config.settings import Config
+from config.settings import Config, is_loopback_host
 
 Query = Sequence[tuple[str, str]]
 USER_AGENT = "ome-ranker-cli"
@@ -183,6 +183,15 @@ class Remote:
 
     def close(self) -> None:
         pass
+
+
+def exposed_host(server: str, token: str | None) -> str | None:
+    """The host a token would travel to unencrypted (an ``http://`` server that is not this
+    machine), or None: no token, ``https://``, or loopback."""
+    parts = urlsplit(server)
+    if not token or parts.scheme != "http" or is_loopback_host(parts.hostname or ""):
+        return None
+    return parts.hostname or server
 
 
 def _lower(headers: Any) -> dict[str, str]:

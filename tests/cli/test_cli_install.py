@@ -62,7 +62,7 @@ def test_python_m_app_cli():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Usage: ome-ranker [OPTIONS] COMMAND [ARGS]...")
-    for command in ("rank", "select", "lint", "impact", "selections", "push", "serve"):
+    for command in ("rank", "select", "lint", "impact", "selections", "push", "serve", "token"):
         assert re.search(rf"^  {command}\s", result.stdout, re.MULTILINE), command
     assert result.stderr == ""
 
@@ -121,6 +121,26 @@ def test_serve_runs_the_service_from_anywhere(tmp_path):
         process.wait(30)
         log.close()
     assert process.returncode == 0
+
+
+def test_serve_refuses_open_access_on_an_address_others_reach(tmp_path):
+    """Before gunicorn starts (a subprocess: serve replaces the process that runs it)."""
+    environment = {
+        **{k: v for k, v in os.environ.items() if k != "OME_RANKER_TOKENS_FILE"},
+        "OME_RANKER_AUTH": "none",
+    }
+    bind = f"0.0.0.0:{free_port()}"
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "serve", "--bind", bind],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: OME_RANKER_AUTH=none (no access control)")
+    assert repr(bind) in result.stderr
 
 
 def _fenced_yaml(section: str) -> list[str]:
