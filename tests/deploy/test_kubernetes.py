@@ -16,6 +16,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
@@ -66,6 +67,10 @@ PUSH_ENVIRONMENT = {
 }
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 GRACEFUL_TIMEOUT_DEFAULT = 20  # OME_RANKER_GRACEFUL_TIMEOUT's default (config/settings.py)
+# The in-cluster Redis's password: a Secret the README creates, as it does the tokens'.
+REDIS_PASSWORD_REF = {"secretKeyRef": {"name": "ome-ranker-redis-auth", "key": "password"}}
+# Where kubectl's in-cluster configuration reads the token, the CA and the namespace.
+SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 
 # --- rendering ------------------------------------------------------------------------------------
@@ -284,8 +289,9 @@ def test_every_pod_is_locked_down(directory):
         assert not {"hostNetwork", "hostPID", "hostIPC"} & set(pod), name
         assert all("hostPath" not in volume for volume in pod.get("volumes", [])), name
         assert pod.get("enableServiceLinks") is False, name
-        # Only the sync job talks to the Kubernetes API.
-        assert pod.get("automountServiceAccountToken") is (workload["kind"] == "CronJob"), name
+        # No container gets a token it did not ask for: the sync job's kubectl mounts its own
+        # (test_only_kubectl_gets_a_service_account_token).
+        assert pod.get("automountServiceAccountToken") is False, name
         for item in all_containers(pod):
             where = f"{directory}: {name}/{item['name']}"
             context = item.get("securityContext", {})
@@ -383,9 +389,17 @@ def test_every_variable_is_a_real_setting(directory):
     assert {"REDIS_URL", "OME_RANKER_REDIS_CLUSTER", "OME_RANKER_TOKENS_FILE"} <= known
     for workload in workloads(render(directory)):
         for item in all_containers(pod_template(workload)["spec"]):
-            if item["name"] == "redis":
+            if item["image"].startswith("redis:"):
                 continue
-            unknown = set(environment(item)) - known
+            env = environment(item)
+            # A variable only there to be expanded into another (REDIS_PASSWORD into
+            # REDIS_URL) is no setting of its own.
+            expanded = {
+                name
+                for variable in env.values()
+                for name in re.findall(r"\$\((\w+)\)", variable.get("value", ""))
+            }
+            unknown = set(env) - known - expanded
             assert not unknown, f"{workload['metadata']['name']}: not settings: {unknown}"
 
 
@@ -405,6 +419,25 @@ def test_the_service_routes_port_80_to_http(overlay):
         pod["serviceAccountName"]
         == one(objects, "ServiceAccount", "ome-ranker")["metadata"]["name"]
     )
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_services_pods_admit_traffic_on_http_only(overlay):
+    objects = render(f"overlays/{overlay}")
+    _, _, server = service_deployment(objects)
+    policy = one(objects, "NetworkPolicy", "ome-ranker")["spec"]
+    selector = policy["podSelector"]["matchLabels"]
+    assert selects(selector, one(objects, "Deployment")["spec"]["template"]["metadata"]["labels"])
+    for redis in find(objects, "StatefulSet"):  # it has a policy of its own
+        assert not selects(selector, pod_template(redis)["metadata"]["labels"])
+    assert policy["policyTypes"] == ["Ingress"]
+    (rule,) = policy["ingress"]
+    # From anywhere: the Ingress controller, Prometheus, the sync jobs of other clusters.
+    assert set(rule) == {"ports"}
+    (port,) = rule["ports"]
+    assert set(port) == {"port", "protocol"} and port["protocol"] == "TCP"
+    ports = {item["name"]: item["containerPort"] for item in server["ports"]}
+    assert ports.get(port["port"], port["port"]) == 8080
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -520,10 +553,45 @@ def test_redis_url_names_the_redis_service(overlay):
 
 
 @pytest.mark.parametrize("overlay", IN_CLUSTER_REDIS)
+def test_redis_requires_the_password_of_its_secret(overlay):
+    """Both containers need the Secret to start, so no Redis without a password ever runs;
+    test_redis.py runs them and checks what they do with it."""
+    pod = pod_template(one(render(f"overlays/{overlay}"), "StatefulSet"))["spec"]
+    (acl,) = pod["initContainers"]
+    (server,) = pod["containers"]
+    assert environment(acl)["REDIS_PASSWORD"]["valueFrom"] == REDIS_PASSWORD_REF
+    assert environment(server)["REDISCLI_AUTH"]["valueFrom"] == REDIS_PASSWORD_REF
+    assert "redis-cli" in server["readinessProbe"]["exec"]["command"][-1]
+    flags = redis_flags(server.get("command", []) + server.get("args", []))
+    assert "requirepass" not in flags  # a command line is visible to every process of the node
+    # The init container writes the ACL file where redis-server reads it, in memory only.
+    directory = PurePosixPath(flags["aclfile"]).parent
+    (written,) = [m for m in acl["volumeMounts"] if PurePosixPath(m["mountPath"]) == directory]
+    (read,) = [m for m in server["volumeMounts"] if PurePosixPath(m["mountPath"]) == directory]
+    assert written["name"] == read["name"]
+    assert read["readOnly"] is True
+    (volume,) = [v for v in pod["volumes"] if v["name"] == read["name"]]
+    assert volume["emptyDir"]["medium"] == "Memory"
+
+
+@pytest.mark.parametrize("overlay", IN_CLUSTER_REDIS)
+def test_the_service_and_its_migrations_send_the_redis_password(overlay):
+    _, _, server = service_deployment(render(f"overlays/{overlay}"))
+    (migrate,) = pod_template(one(render(f"migrate/{overlay}"), "Job"))["spec"]["containers"]
+    for item in (server, migrate):
+        env = environment(item)
+        assert env["REDIS_PASSWORD"]["valueFrom"] == REDIS_PASSWORD_REF
+        assert urlsplit(env["REDIS_URL"]["value"]).password == "$(REDIS_PASSWORD)"
+        # The kubelet expands $(NAME) only for a variable listed earlier.
+        names = [variable["name"] for variable in item["env"]]
+        assert names.index("REDIS_PASSWORD") < names.index("REDIS_URL"), item["name"]
+
+
+@pytest.mark.parametrize("overlay", IN_CLUSTER_REDIS)
 def test_only_the_service_and_its_migrations_reach_redis(overlay):
     objects = render(f"overlays/{overlay}")
     redis = one(objects, "StatefulSet")
-    policy = one(objects, "NetworkPolicy")
+    policy = one(objects, "NetworkPolicy", "ome-ranker-redis")
     assert policy["spec"]["policyTypes"] == ["Ingress"]
     assert selects(
         policy["spec"]["podSelector"]["matchLabels"], pod_template(redis)["metadata"]["labels"]
@@ -543,7 +611,7 @@ def test_only_the_service_and_its_migrations_reach_redis(overlay):
 def test_external_overlays_take_redis_url_from_a_secret(overlay):
     objects = render(f"overlays/{overlay}")
     assert not find(objects, "StatefulSet")
-    assert not find(objects, "NetworkPolicy")
+    assert not find(objects, "NetworkPolicy", "ome-ranker-redis")
     assert [svc["metadata"]["name"] for svc in find(objects, "Service")] == ["ome-ranker"]
     _, _, server = service_deployment(objects)
     env = environment(server)
@@ -611,7 +679,9 @@ patches:
     (item,) = pod_template(job)["spec"]["containers"]
     assert item["image"] == "registry.example.com/ome-ranker:9.9.9"
     assert environment(item)["OME_RANKER_CACHE_PREFIX"]["value"] == "team-a:"
-    assert environment(item)["REDIS_URL"]["value"].startswith("redis://ome-ranker-redis:")
+    env = environment(item)
+    assert urlsplit(env["REDIS_URL"]["value"]).hostname == "ome-ranker-redis"
+    assert "REDIS_PASSWORD" in env
 
 
 # --- sync -----------------------------------------------------------------------------------------
@@ -674,7 +744,43 @@ def test_sync_runs_every_five_minutes_one_at_a_time(directory):
     assert 0 <= job["backoffLimit"] <= 3
     assert 0 < job["activeDeadlineSeconds"] < 5 * 60
     assert pod["restartPolicy"] == "Never"
-    assert pod["automountServiceAccountToken"] is True
+
+
+@pytest.mark.parametrize("directory", SYNC)
+def test_only_kubectl_gets_a_service_account_token(directory):
+    objects, _, pod = sync_parts(directory)
+    assert pod["automountServiceAccountToken"] is False
+    assert one(objects, "ServiceAccount")["automountServiceAccountToken"] is False
+    (volume,) = [
+        volume
+        for volume in pod["volumes"]
+        if any(
+            "serviceAccountToken" in source
+            for source in volume.get("projected", {}).get("sources", [])
+        )
+    ]
+    kubectl_mounts = [
+        m for m in container(pod, "kubectl")["volumeMounts"] if m["name"] == volume["name"]
+    ]
+    assert kubectl_mounts == [
+        {"name": volume["name"], "mountPath": SERVICE_ACCOUNT_DIR, "readOnly": True}
+    ]
+    for mount in container(pod, "push").get("volumeMounts", []):
+        assert mount["name"] != volume["name"]
+        assert not mount["mountPath"].startswith("/var/run/secrets"), mount
+    # What the in-cluster configuration reads there: token, ca.crt and namespace.
+    sources = volume["projected"]["sources"]
+    (token,) = [
+        source["serviceAccountToken"] for source in sources if "serviceAccountToken" in source
+    ]
+    assert token["path"] == "token"
+    assert "audience" not in token  # the API server's own
+    assert 600 <= token["expirationSeconds"] <= 3600  # the API's minimum is 600
+    assert {
+        "configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}
+    } in sources
+    namespace = {"apiVersion": "v1", "fieldPath": "metadata.namespace"}
+    assert {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": namespace}]}} in sources
 
 
 def kubectl_get(script: str) -> tuple[list[str], str]:
@@ -825,21 +931,50 @@ def _readme_token_snippet() -> str:
 
 
 def test_readme_makes_a_token_file_the_service_accepts(tmp_path):
-    if not (shutil.which("bash") and shutil.which("openssl") and shutil.which("sha256sum")):
-        pytest.skip("needs bash, openssl and sha256sum")
-    script = _readme_token_snippet() + '\nprintf "%s\\n" "$SYNC_PROD_EAST"\n'
+    if not shutil.which("bash"):
+        pytest.skip("needs bash")
+    # `ome-ranker` is this checkout's, installed or not.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ome-ranker").write_text(
+        f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m app.cli "$@"\n', encoding="utf-8"
+    )
+    (bin_dir / "ome-ranker").chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+    }
+    work = tmp_path / "work"
+    work.mkdir()
     result = subprocess.run(
-        ["bash", "-euc", script], cwd=tmp_path, capture_output=True, text=True, timeout=30
+        ["bash", "-euc", _readme_token_snippet()],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    document = yaml.safe_load((tmp_path / "tokens.yaml").read_text(encoding="utf-8"))
-    access = parse_tokens(document, "tokens.yaml")
-    sync_secret = result.stdout.strip()
-    token = access.identify(f"Bearer {sync_secret}")
+    written = (work / "tokens.yaml").read_text(encoding="utf-8")
+    access = parse_tokens(yaml.safe_load(written), "tokens.yaml")
+    # Every secret file the README reads later, as the shell reads it, $(cat …).
+    secrets = {
+        name: (work / name).read_text(encoding="utf-8").rstrip("\n")
+        for name in set(re.findall(r"\$\(cat ([\w.-]+\.secret)\)", readme()))
+    }
+    assert len(secrets) == 3
+    assert not any(secret in written for secret in secrets.values())
+    token = access.identify(f"Bearer {secrets['sync-prod-east.secret']}")
     assert token is not None and token.name == "sync-prod-east"
     cluster = one(render("examples/sync-prod-east"), "ConfigMap")["data"]["cluster"]
     assert token.can_write(cluster)
     assert not token.can_manage and not token.can_write("another-cluster")
+    admin = access.identify(f"Bearer {secrets['admin.secret']}")
+    assert admin is not None and admin.can_manage
+    dashboard = access.identify(f"Bearer {secrets['dashboard.secret']}")
+    assert dashboard is not None and dashboard.can_read(cluster)
+    assert not dashboard.can_write(cluster)
 
 
 def test_the_example_token_file_is_refused_until_filled_in():
