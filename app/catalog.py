@@ -15,6 +15,7 @@ from typing import Any
 from flask import Flask, current_app
 
 from .auth import AccessControl, access_source
+from .schemas.stored import stored_form
 from .store import CatalogStore
 from .store.redis import RedisCatalogStore
 from .store.sqlite import SqliteCatalogStore
@@ -26,6 +27,8 @@ ACCESS_EXTENSION = "access_control"
 def build_store(config: Any) -> CatalogStore:
     limits = {
         "max_objects": config["MAX_OBJECTS_PER_CLUSTER"],
+        "max_bytes": config["MAX_BYTES_PER_CLUSTER"],
+        "max_runtimes": config["MAX_RUNTIMES"],
         "max_clusters": config["MAX_CLUSTERS"],
     }
     if config["REDIS_URL"]:
@@ -39,7 +42,7 @@ def build_store(config: Any) -> CatalogStore:
     path = config["STORE_PATH"]
     if path is None:  # TestConfig: a file of this app's own
         path = os.path.join(tempfile.mkdtemp(prefix="ome-ranker-store-"), "catalog.sqlite3")
-    return SqliteCatalogStore(path, **limits)
+    return SqliteCatalogStore(path, manifest_form=stored_form, **limits)
 
 
 def init_app(app: Flask) -> None:

@@ -285,6 +285,10 @@ class Config:
         self.STORE_PATH = _env_str("OME_RANKER_STORE_PATH", "var/ome-ranker.sqlite3")
         self.STORE_TIMEOUT_SECONDS = _env_float("OME_RANKER_STORE_TIMEOUT", 2.0, 0.01)
         self.MAX_OBJECTS_PER_CLUSTER = env_int("OME_RANKER_MAX_OBJECTS_PER_CLUSTER", 20_000, 1)
+        # What one cluster's objects may take in the store, as stored (SPEC §17 "Limits").
+        self.MAX_BYTES_PER_CLUSTER = env_int(
+            "OME_RANKER_MAX_BYTES_PER_CLUSTER", 64 * 1024 * 1024, 1
+        )
         self.MAX_CLUSTERS = env_int("OME_RANKER_MAX_CLUSTERS", 100, 1)
         # Access (SPEC §17): a token file, or OME_RANKER_AUTH=none set explicitly.
         self.AUTH_MODE, self.TOKENS_FILE = access_settings()

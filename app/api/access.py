@@ -24,6 +24,13 @@ from app.store import (
 from app.store.records import check_cluster_name
 
 log = logging.getLogger("app.catalog")
+# The setting behind each bound of a store (app/store/records.py BOUNDS).
+LIMIT_VARIABLES = {
+    "objects": "OME_RANKER_MAX_OBJECTS_PER_CLUSTER",
+    "bytes": "OME_RANKER_MAX_BYTES_PER_CLUSTER",
+    "runtimes": "OME_RANKER_MAX_RUNTIMES",
+    "clusters": "OME_RANKER_MAX_CLUSTERS",
+}
 T = TypeVar("T")
 
 
@@ -83,7 +90,13 @@ def store_errors(view: Callable[..., T]) -> Callable[..., T]:
                 generation=current,
             ) from None
         except LimitExceeded as error:
-            raise errors.LimitExceeded(str(error)) from None
+            variable = LIMIT_VARIABLES[error.bound]
+            raise errors.LimitExceeded(
+                f"{error.message} ({variable})",
+                variable=variable,
+                limit=error.limit,
+                requested=error.requested,
+            ) from None
         except StoreUnavailable as error:
             log.warning("catalog store unavailable: %s", error)
             raise errors.StoreUnavailable("the catalog store is unavailable; try again") from None

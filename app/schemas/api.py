@@ -247,6 +247,11 @@ class ErrorDetailSchema(Schema):
     hint = fields.String(
         metadata=_doc("ModelNotReady: what fills the model's format, and what to do meanwhile.")
     )
+    variable = fields.String(
+        metadata=_doc("LimitExceeded: the setting that bounds it (`OME_RANKER_MAX_…`).")
+    )
+    limit = fields.Integer(metadata=_doc("LimitExceeded: the bound, this deployment's value."))
+    requested = fields.Integer(metadata=_doc("LimitExceeded: what the request needed."))
 
 
 class ErrorSchema(Schema):

@@ -1,15 +1,14 @@
-"""One stored object (SPEC §17): a manifest validated as §1 says, normalised for the store.
+"""One stored object (SPEC §17): a manifest validated as §1 says, kept in its stored form.
 
 A catalog holds what ``kubectl get … -o yaml`` prints, which carries what the cluster adds to
-every object (``status``, ``resourceVersion``, ``managedFields`` …). Those change on every sync
-without changing anything selection reads, so they are dropped before the manifest is stored:
+every object (``status``, ``resourceVersion``, ``managedFields`` …) and what no rule reads
+(containers, their ``env`` and ``args`` …). Only what is read is kept (``stored.stored_form``):
 a sync of an unchanged cluster then changes nothing, and keeps the catalog's generation (and
-every cached answer).
+every cached answer), and no secret of a container reaches the store.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 from app.selection.documents import InferenceService, Model, Runtime
@@ -23,33 +22,10 @@ from .documents import (
 )
 from .fast_runtime import load_runtime
 from .requests import load_document
+from .stored import stored_form
 
 CLUSTER_SCOPED = frozenset({"ClusterServingRuntime", "ClusterBaseModel"})
 DEFAULT_NAMESPACE = "default"  # where kubectl puts a namespaced object that names none
-# What the API server writes into an object, never what its author declares.
-SERVER_METADATA = (
-    "resourceVersion",
-    "managedFields",
-    "uid",
-    "creationTimestamp",
-    "generation",
-    "selfLink",
-)
-SERVER_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
-
-
-def as_written(manifest: dict) -> dict:
-    """The manifest without what the cluster adds to it."""
-    kept = {key: value for key, value in manifest.items() if key != "status"}
-    metadata = kept.get("metadata")
-    if isinstance(metadata, dict):
-        metadata = {key: value for key, value in metadata.items() if key not in SERVER_METADATA}
-        annotations = metadata.get("annotations")
-        if isinstance(annotations, dict) and any(a in annotations for a in SERVER_ANNOTATIONS):
-            annotations = {k: v for k, v in annotations.items() if k not in SERVER_ANNOTATIONS}
-            metadata["annotations"] = annotations
-        kept["metadata"] = metadata
-    return kept
 
 
 def load_object(
@@ -68,14 +44,12 @@ def load_object(
             document = load_document(runtime_document_schema, manifest, path, errors)
     if document is None:
         return None
-    stored = as_written(manifest)
+    stored = stored_form(manifest)  # a new dict down to metadata: changed here, not the body's
     if kind in CLUSTER_SCOPED:
         if document.namespace is not None:  # the API server ignores it for cluster-scoped kinds
             document = dataclasses.replace(document, namespace=None)
-            stored = copy.deepcopy(stored)
             stored["metadata"].pop("namespace", None)
     elif document.namespace is None:
         document = dataclasses.replace(document, namespace=DEFAULT_NAMESPACE)
-        stored = copy.deepcopy(stored)
         stored["metadata"]["namespace"] = DEFAULT_NAMESPACE
     return stored, document

@@ -33,8 +33,11 @@ from datetime import UTC, datetime
 
 from .encoding import Change, ClusterState, EncodedObject, encode_objects
 from .records import (
+    DEFAULT_MAX_BYTES,
     DEFAULT_MAX_CLUSTERS,
     DEFAULT_MAX_OBJECTS,
+    DEFAULT_MAX_RUNTIMES,
+    RUNTIME_KINDS,
     Catalog,
     CatalogDocuments,
     ClusterInfo,
@@ -69,8 +72,10 @@ class FetchedDocuments:
 class CatalogStore(ABC):
     """The storage of stored catalogs; one per service process, shared by its threads.
 
-    ``max_objects`` bounds the objects of one cluster, ``max_clusters`` the clusters of the
-    service (creating one more is ``LimitExceeded``); ``None`` is no bound. ``clock`` gives
+    ``max_objects`` bounds the objects of one cluster, ``max_bytes`` what they take as stored,
+    ``max_runtimes`` its runtimes (each one a ranking of the catalog reads), ``max_clusters``
+    the clusters of the service; a write over any is ``LimitExceeded`` and stores nothing;
+    ``None`` is no bound. ``clock`` gives
     ``updated_at``. Objects are listed, and documents given, in key order
     (kind, namespace, name), whatever the order they were written in.
     """
@@ -79,11 +84,15 @@ class CatalogStore(ABC):
         self,
         *,
         max_objects: int | None = DEFAULT_MAX_OBJECTS,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
+        max_runtimes: int | None = DEFAULT_MAX_RUNTIMES,
         max_clusters: int | None = DEFAULT_MAX_CLUSTERS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         documents_cache_size: int = 8,
     ) -> None:
         self.max_objects = max_objects
+        self.max_bytes = max_bytes
+        self.max_runtimes = max_runtimes
         self.max_clusters = max_clusters
         self.clock = clock
         self.documents_cache_size = documents_cache_size
@@ -205,7 +214,7 @@ class CatalogStore(ABC):
 
         def decide(state: ClusterState | None) -> Change:
             state = _existing(cluster, state, if_match)
-            self._check_object_limit(len(encoded))
+            self._check_limits(encoded.keys(), sum(item.size for item in encoded.values()))
             puts = tuple(
                 item for key, item in encoded.items() if state.digests.get(key) != item.digest
             )
@@ -224,7 +233,8 @@ class CatalogStore(ABC):
         def decide(state: ClusterState | None) -> Change:
             state = _existing(cluster, state, if_match)
             keys = set(state.digests).union(encoded)
-            self._check_object_limit(len(keys))
+            kept = sum(size for key, size in state.sizes.items() if key not in encoded)
+            self._check_limits(keys, kept + sum(item.size for item in encoded.values()))
             puts = tuple(
                 item for key, item in encoded.items() if state.digests.get(key) != item.digest
             )
@@ -259,18 +269,78 @@ class CatalogStore(ABC):
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def _check_object_limit(self, count: int) -> None:
-        if self.max_objects is not None and count > self.max_objects:
-            raise LimitExceeded(
-                f"{count} objects; a cluster holds at most {self.max_objects} objects"
-            )
+    def _check_limits(self, keys: Iterable[ObjectKey], size: int) -> None:
+        """A cluster of these objects, ``size`` bytes as stored, within the bounds."""
+        keys = list(keys)
+        runtimes = sum(1 for kind, _namespace, _name in keys if kind in RUNTIME_KINDS)
+        for bound, limit, requested, what in (
+            ("objects", self.max_objects, len(keys), "objects"),
+            ("bytes", self.max_bytes, size, "bytes as stored"),
+            ("runtimes", self.max_runtimes, runtimes, "runtimes"),
+        ):
+            if limit is not None and requested > limit:
+                raise LimitExceeded(
+                    f"the cluster would hold {requested} {what}; a cluster holds at most "
+                    f"{limit} {what}",
+                    bound,
+                    limit,
+                    requested,
+                )
 
     def _check_cluster_limit(self, existing: int) -> None:
         if self.max_clusters is not None and existing >= self.max_clusters:
-            raise self._cluster_limit_exceeded()
+            raise self._cluster_limit_exceeded(existing + 1)
 
-    def _cluster_limit_exceeded(self) -> LimitExceeded:
-        return LimitExceeded(f"a service holds at most {self.max_clusters} clusters")
+    def _cluster_limit_exceeded(self, requested: int | None = None) -> LimitExceeded:
+        limit = self.max_clusters or 0
+        return LimitExceeded(
+            f"a service holds at most {limit} clusters",
+            "clusters",
+            limit,
+            limit + 1 if requested is None else requested,
+        )
+
+    def rewrite_manifests(self, form: Callable[[dict], dict]) -> tuple[int, int]:
+        """Store every object's manifest as ``form`` gives it (a migration: what is stored
+        changes its shape), each cluster in one transaction that bumps its generation when
+        something changed; no bound is applied (what was stored stays). Idempotent. Returns
+        (clusters changed, objects changed)."""
+        clusters = objects = 0
+        for info in self.list_infos():
+            changed = self._rewrite_cluster(info.name, form)
+            clusters += changed > 0
+            objects += changed
+        return clusters, objects
+
+    def _rewrite_cluster(self, cluster: str, form: Callable[[dict], dict]) -> int:
+        while True:
+            catalog = self.read_catalog(cluster)
+            if catalog is None:
+                return 0
+            encoded = encode_objects(
+                StoredObject(
+                    item.kind, item.namespace, item.name, form(item.manifest), item.document
+                )
+                for item in catalog.objects
+            )
+            read = catalog.info.generation
+
+            def decide(state: ClusterState | None, encoded=encoded, read=read) -> Change:
+                if state is None:
+                    raise ClusterNotFound(cluster)
+                if state.info.generation != read:
+                    raise PreconditionFailed(state.info.generation)  # written meanwhile: again
+                puts = tuple(
+                    item for key, item in encoded.items() if state.digests.get(key) != item.digest
+                )
+                return self._objects_change(state, state.digests.keys(), puts, ())
+
+            try:
+                return len(self._transact(cluster, decide).puts)
+            except ClusterNotFound:
+                return 0
+            except PreconditionFailed:
+                continue
 
     def _next(
         self,

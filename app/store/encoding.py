@@ -23,12 +23,25 @@ from .records import (
 @dataclass(frozen=True, slots=True)
 class EncodedObject:
     """An object as a backend stores it. ``digest`` tells a changed object from an unchanged
-    one without reading the stored manifest back."""
+    one without reading the stored manifest back; ``size`` is what it takes in the store
+    (both texts are ASCII: characters are bytes), what the per-cluster quota counts."""
 
     key: ObjectKey
     manifest: str
     document: str
     digest: str
+
+    @property
+    def size(self) -> int:
+        return stored_size(self.manifest, self.document)
+
+
+def stored_size(manifest: str | bytes, document: str | bytes) -> int:
+    return len(manifest) + len(document)
+
+
+def object_digest(manifest: str, document: str) -> str:
+    return hashlib.sha256(f"{manifest}\n{document}".encode()).hexdigest()
 
 
 def encode_object(item: StoredObject) -> EncodedObject:
@@ -38,8 +51,7 @@ def encode_object(item: StoredObject) -> EncodedObject:
         document = codec.dumps(item.document)
     except (TypeError, ValueError, RecursionError) as error:
         raise ValueError(f"{item.kind} {item.name}: cannot be stored: {error}") from None
-    digest = hashlib.sha256(f"{manifest}\n{document}".encode()).hexdigest()
-    return EncodedObject(item.key, manifest, document, digest)
+    return EncodedObject(item.key, manifest, document, object_digest(manifest, document))
 
 
 def encode_objects(items: Iterable[StoredObject]) -> dict[ObjectKey, EncodedObject]:
@@ -73,10 +85,12 @@ def reading(cluster: str) -> Iterator[None]:
 
 @dataclass(frozen=True, slots=True)
 class ClusterState:
-    """What a write decides on: the cluster's info and the digest of every stored object."""
+    """What a write decides on: the cluster's info, and the digest and stored size of every
+    stored object."""
 
     info: ClusterInfo
     digests: Mapping[ObjectKey, str]
+    sizes: Mapping[ObjectKey, int]
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,8 @@ DOCUMENT_TYPES: dict[str, type] = {
 }
 CLUSTER_NAME = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?\Z")  # a DNS-1123 label
 DEFAULT_MAX_OBJECTS = 10_000  # per cluster
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # per cluster, as stored
+DEFAULT_MAX_RUNTIMES = 10_000  # per cluster
 DEFAULT_MAX_CLUSTERS = 100  # per service
 
 ObjectKey = tuple[str, str, str]  # (kind, namespace or "", name)
@@ -65,9 +67,21 @@ class UnreadableCatalog(StoreUnavailable):
 
 
 class LimitExceeded(StoreError):
-    def __init__(self, message: str) -> None:
+    """A write over a bound: ``bound`` names which (one of ``BOUNDS``), ``requested`` is what
+    the write would make of it, ``limit`` the bound."""
+
+    def __init__(self, message: str, bound: str, limit: int, requested: int) -> None:
         super().__init__(message)
         self.message = message
+        self.bound = bound
+        self.limit = limit
+        self.requested = requested
+
+
+# What a store bounds: objects and stored bytes per cluster, runtimes per cluster (each one a
+# ranking reads), clusters per service.
+BOUNDS = ("objects", "bytes", "runtimes", "clusters")
+RUNTIME_KINDS = frozenset({"ClusterServingRuntime", "ServingRuntime"})
 
 
 @dataclass(frozen=True, slots=True)

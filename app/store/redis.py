@@ -4,7 +4,8 @@ Keys, under ``prefix`` (the service's cache prefix plus ``catalog:``), never giv
 
 ``<prefix>{<cluster>}:info``
     hash: ``uid``, ``generation``, ``settings`` (JSON), ``updated_at``, ``counts`` (JSON),
-    ``index`` (JSON array of ``[kind, namespace, name, digest]`` in key order) and
+    ``index`` (JSON array of ``[kind, namespace, name, digest, size]`` in key order; ``size``,
+    what the object takes as stored, is absent from indexes of earlier releases) and
     ``documents`` (JSON array of the stored documents, ``codec``, in the same order: ranking
     reads a cluster with one ``HMGET`` and one JSON parse).
 ``<prefix>{<cluster>}:manifests``
@@ -75,7 +76,9 @@ from .redis_format import (
     commit_arguments,
     field_name,
     info_from,
+    missing_sizes,
     state_from,
+    with_sizes,
 )
 
 Client = redis.Redis | RedisCluster
@@ -193,6 +196,12 @@ class RedisCatalogStore(CatalogStore):
             for _attempt in range(COMMIT_ATTEMPTS):
                 fields = self.client.hmget(info_key, [*INFO_FIELDS, "index", "documents"])
                 state, stored = state_from(cluster, fields)
+                missing = missing_sizes(stored)
+                if state is not None and missing:
+                    with self.client.pipeline(transaction=False) as pipe:
+                        for key in missing:
+                            pipe.hstrlen(manifests_key, field_name(key))
+                        state = with_sizes(state, stored, pipe.execute())
                 change = decide(state)
                 if not change.changed:
                     return change
@@ -318,6 +327,6 @@ class RedisCatalogStore(CatalogStore):
                     manifests[field_name((kind, namespace, name)).encode()],
                     document,
                 )
-                for (kind, namespace, name, _digest), document in zip(index, documents, strict=True)
+                for (kind, namespace, name, *_rest), document in zip(index, documents, strict=True)
             )
         return Catalog(info, objects)

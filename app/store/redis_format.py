@@ -94,7 +94,8 @@ def info_from(cluster: str, fields: list[bytes | None]) -> ClusterInfo | None:
 
 
 def state_from(cluster: str, fields: list[bytes | None]) -> tuple[ClusterState | None, list]:
-    """The state a write decides on, and the stored objects' ``[key, digest, document]``."""
+    """The state a write decides on, and the stored objects' ``[key, digest, document, size]``
+    (``size`` None for an index written before sizes were: ``missing_sizes`` fills them)."""
     info = info_from(cluster, fields)
     if info is None:
         return None, []
@@ -102,10 +103,33 @@ def state_from(cluster: str, fields: list[bytes | None]) -> tuple[ClusterState |
         index = json.loads(fields[INDEX])
         documents = codec.parse_json(fields[DOCUMENTS])
         stored = [
-            [(kind, namespace, name), digest, document]
-            for (kind, namespace, name, digest), document in zip(index, documents, strict=True)
+            [tuple(entry[:3]), entry[3], document, entry[4] if len(entry) > 4 else None]
+            for entry, document in zip(index, documents, strict=True)
         ]
-    return ClusterState(info, {key: digest for key, digest, _ in stored}), stored
+    return _state(info, stored), stored
+
+
+def _state(info: ClusterInfo, stored: list) -> ClusterState:
+    return ClusterState(
+        info,
+        {key: digest for key, digest, _document, _size in stored},
+        {key: size or 0 for key, _digest, _document, size in stored},
+    )
+
+
+def with_sizes(state: ClusterState, stored: list, manifest_lengths: list[int]) -> ClusterState:
+    """``stored`` with the sizes it lacked, from the lengths of those objects' manifests (in
+    the order of ``missing_sizes``)."""
+    lengths = iter(manifest_lengths)
+    for entry in stored:
+        if entry[3] is None:
+            entry[3] = len(codec.dumps_json(entry[2])) + next(lengths)
+    return _state(state.info, stored)
+
+
+def missing_sizes(stored: list) -> list[ObjectKey]:
+    """The objects whose size an older index does not hold."""
+    return [entry[0] for entry in stored if entry[3] is None]
 
 
 def commit_arguments(expected: str, change: Change, stored: list) -> list[str | bytes]:
@@ -133,15 +157,15 @@ def commit_arguments(expected: str, change: Change, stored: list) -> list[str | 
 def rebuilt(
     stored: list, puts: tuple[EncodedObject, ...], deletes: tuple[ObjectKey, ...]
 ) -> tuple[str, str]:
-    """The new ``index`` and ``documents`` fields: the stored objects with ``puts`` and without
-    ``deletes``, in key order."""
-    entries: dict[ObjectKey, tuple[str, Any]] = {
-        key: (digest, document) for key, digest, document in stored
+    """The new ``index`` (``[kind, namespace, name, digest, size]``) and ``documents``
+    fields: the stored objects with ``puts`` and without ``deletes``, in key order."""
+    entries: dict[ObjectKey, tuple[str, Any, int]] = {
+        key: (digest, document, size or 0) for key, digest, document, size in stored
     }
     for key in deletes:
         entries.pop(key, None)
     for item in puts:
-        entries[item.key] = (item.digest, json.loads(item.document))
+        entries[item.key] = (item.digest, json.loads(item.document), item.size)
     keys = sorted(entries)
-    index = codec.dumps_json([[*key, entries[key][0]] for key in keys])
+    index = codec.dumps_json([[*key, entries[key][0], entries[key][2]] for key in keys])
     return index, codec.dumps_json([entries[key][1] for key in keys])

@@ -23,7 +23,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,9 @@ from .records import (
     check_cluster_name,
 )
 
-SCHEMA_VERSION = 1
+# 1: the tables. 2: manifests in their stored form (``manifest_form``), rewritten once on the
+# first connection that finds version 1; the tables have not changed.
+SCHEMA_VERSION = 2
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS clusters (
         name TEXT PRIMARY KEY,
@@ -66,10 +68,21 @@ _ORDER = "ORDER BY kind, namespace, name"
 
 
 class SqliteCatalogStore(CatalogStore):
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0, **limits: Any):
+    """``manifest_form``: what a manifest written by an older release becomes (the service's
+    stored form, SPEC §17), applied once when a file of schema version 1 is first opened."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float = 5.0,
+        manifest_form: Callable[[dict], dict] | None = None,
+        **limits: Any,
+    ):
         super().__init__(**limits)
         self.path = Path(path)
         self.busy_timeout = busy_timeout
+        self.manifest_form = manifest_form
         self._lock = threading.Lock()
         self._pid = os.getpid()
         self._local = threading.local()
@@ -88,6 +101,16 @@ class SqliteCatalogStore(CatalogStore):
             self._local.connection = connection
             with self._lock:
                 self._connections.append(connection)
+            if self._schema_version(connection) < SCHEMA_VERSION:
+                try:
+                    self._upgrade(connection)
+                except BaseException:
+                    # Not upgraded: the next connection of this thread tries again.
+                    self._local.connection = None
+                    with self._lock:
+                        self._connections.remove(connection)
+                    connection.close()
+                    raise
         return connection
 
     def _connect(self) -> sqlite3.Connection:
@@ -100,17 +123,31 @@ class SqliteCatalogStore(CatalogStore):
         try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")
-            if self._schema_version(connection) < SCHEMA_VERSION:
+            # What a write replaces or deletes is overwritten with zeros, not left in free
+            # pages: a stored value that is gone from the catalog is gone from the file.
+            connection.execute("PRAGMA secure_delete=ON")
+            if self._schema_version(connection) == 0:
                 # The first process to get here makes the tables; the others find them.
                 with _transaction(connection, "BEGIN IMMEDIATE"):
-                    self._schema_version(connection)
-                    for statement in _SCHEMA:
-                        connection.execute(statement)
-                    connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    if self._schema_version(connection) == 0:
+                        for statement in _SCHEMA:
+                            connection.execute(statement)
+                        connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except BaseException:
             connection.close()
             raise
         return connection
+
+    def _upgrade(self, connection: sqlite3.Connection) -> None:
+        """From version 1: every manifest in its stored form (idempotent, so two processes
+        doing it at once do no harm), then the WAL truncated, so that the bytes of what was
+        dropped are in neither file."""
+        if self.manifest_form is not None:
+            self.rewrite_manifests(self.manifest_form)
+        with _transaction(connection, "BEGIN IMMEDIATE"):
+            if self._schema_version(connection) < SCHEMA_VERSION:
+                connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def _schema_version(self, connection: sqlite3.Connection) -> int:
         (version,) = connection.execute("PRAGMA user_version").fetchone()
@@ -155,10 +192,15 @@ class SqliteCatalogStore(CatalogStore):
             state = None
             if info is not None:
                 rows = connection.execute(
-                    "SELECT kind, namespace, name, digest FROM objects WHERE cluster = ?",
+                    "SELECT kind, namespace, name, digest, length(manifest) + length(document) "
+                    "FROM objects WHERE cluster = ?",
                     (cluster,),
+                ).fetchall()
+                state = ClusterState(
+                    info,
+                    {(k, ns, n): digest for k, ns, n, digest, _ in rows},
+                    {(k, ns, n): size for k, ns, n, _, size in rows},
                 )
-                state = ClusterState(info, {(k, ns, n): d for k, ns, n, d in rows})
             change = decide(state)
             if change.changed:
                 self._write(connection, change)

@@ -27,15 +27,6 @@ def stream(*documents: dict) -> bytes:
     return yaml.safe_dump_all(documents, sort_keys=False).encode()
 
 
-@pytest.fixture(params=["sqlite", "redis"])
-def backend_settings(request, tmp_path) -> dict:
-    if request.param == "sqlite":
-        return {"STORE_PATH": str(tmp_path / "catalog.sqlite3")}
-    redis_url = request.getfixturevalue("redis_url")
-    prefix = request.getfixturevalue("redis_prefix")
-    return {"REDIS_URL": redis_url, "CACHE_PREFIX": prefix}
-
-
 @pytest.fixture
 def catalog_app(make_app, backend_settings):
     return make_app(**backend_settings)

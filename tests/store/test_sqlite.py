@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.store import ClusterSettings, PreconditionFailed, StoreUnavailable, UnreadableCatalog
-from app.store.sqlite import SqliteCatalogStore
+from app.store.sqlite import SCHEMA_VERSION, SqliteCatalogStore
 from tests.store.objects import catalog, runtime
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WRITER = """
 import os, signal, sys
 from app.store import ClusterSettings
-from app.store.sqlite import SqliteCatalogStore
+from app.store.sqlite import SCHEMA_VERSION, SqliteCatalogStore
 from tests.store.objects import catalog
 store = SqliteCatalogStore(sys.argv[1])
 store.put_settings("prod", ClusterSettings(description="written"))
@@ -159,9 +159,9 @@ def test_a_newer_schema_or_a_damaged_row_is_unreadable(path: Path, store):
     with pytest.raises(UnreadableCatalog):
         store.get_info("prod")
     with sqlite3.connect(path) as connection:
-        connection.execute("PRAGMA user_version = 2")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     newer = SqliteCatalogStore(path)
-    with pytest.raises(UnreadableCatalog, match="schema version 2"):
+    with pytest.raises(UnreadableCatalog, match=f"schema version {SCHEMA_VERSION + 1}"):
         newer.list_infos()
     newer.close()
 
