@@ -17,7 +17,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.config.update(vars(settings))
 
     from . import cache, catalog, deadline, errors, observability
-    from .api import docs, operations
+    from .api import docs, operations, query
     from .api.cluster_answers import bp as cluster_answers_bp
     from .api.clusters import bp as clusters_bp
     from .api.predict import bp as predict_bp
@@ -29,6 +29,7 @@ def create_app(config: Config | None = None) -> Flask:
     # Then the request's clock (OME_RANKER_REQUEST_DEADLINE), before any view runs.
     deadline.init_app(app)
     errors.register_error_handlers(app)
+    query.init_app(app)
     # Here, not at import: each gunicorn worker builds its app, so its own Redis pool.
     cache.init_app(app)
     # The token file is read here (a bad one stops start-up); the store connects on first use.

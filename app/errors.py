@@ -9,6 +9,8 @@ from typing import Any
 from flask import Flask, Response, g, has_request_context
 from werkzeug.exceptions import HTTPException
 
+from .selection.budget import DeadlinePassed
+
 log = logging.getLogger(__name__)
 
 
@@ -193,6 +195,11 @@ def register_error_handlers(app: Flask) -> None:
         response = error_response(error.status, error.code, error.message, **error.details)
         response.headers.update(error.headers)
         return response
+
+    @app.errorhandler(DeadlinePassed)
+    def handle_deadline(error: DeadlinePassed):
+        # Raised inside the rules' own loops (app/selection/budget.py): the thread stops there.
+        return handle_api_error(DeadlineExceeded(str(error)))
 
     @app.errorhandler(HTTPException)
     def handle_http_exception(error: HTTPException):

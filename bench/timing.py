@@ -40,12 +40,17 @@ class Budget:
     warmup: int = 1
 
 
-def compare(candidates: Mapping[str, Callable[[], Any]], budget: Budget) -> dict[str, Stats]:
+def compare(
+    candidates: Mapping[str, Callable[[], Any]],
+    budget: Budget,
+    before_each: Callable[[], Any] | None = None,
+) -> dict[str, Stats]:
     """Median and minimum of each candidate, sampled in round-robin order.
 
     Rounds continue until ``budget.seconds`` have passed (at least ``min_runs`` rounds, at most
     ``max_runs``), so a slow candidate gets few samples and a fast one many, and the whole
-    comparison is bounded in both count and time.
+    comparison is bounded in both count and time. ``before_each`` runs, untimed, before every
+    sample (``gc.collect``: so that no candidate pays for the garbage of the one before it).
     """
     for _ in range(budget.warmup):
         for candidate in candidates.values():
@@ -57,6 +62,8 @@ def compare(candidates: Mapping[str, Callable[[], Any]], budget: Budget) -> dict
     rounds = 0
     while rounds < budget.max_runs and (rounds < budget.min_runs or clock() < deadline):
         for name, candidate in candidates.items():
+            if before_each is not None:
+                before_each()
             started = clock()
             candidate()
             samples[name].append(clock() - started)

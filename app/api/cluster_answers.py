@@ -22,6 +22,7 @@ from app.selection.catalog import (
     find_model,
     model_not_found,
     overlay,
+    planned_rankings,
     selections,
 )
 from app.selection.documents import RankRequest
@@ -30,6 +31,7 @@ from app.store import CatalogDocuments
 
 from .access import cluster_name, etag, info_or_404, may_read, not_modified, store_errors
 from .body import read_body
+from .limits import check_answer, check_rankings, check_runtimes
 from .rendering import text_table, to_json, to_yaml
 from .views import (
     JSON_MIME,
@@ -131,6 +133,7 @@ def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
     may_read(cluster)
 
     def compute(documents: CatalogDocuments) -> CachedAnswer:
+        check_runtimes(len(documents.runtimes))
         return render(compute_ranking(_rank_request_by_name(documents)))
 
     return _catalog_answer(cluster, _question(endpoint, output), compute)
@@ -193,6 +196,7 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
         stream.request, query, stream.others, stream.repeated, stored_model=stored_model
     )
     runtimes = overlay(documents.runtimes, given.runtimes, target_namespace(given))
+    check_runtimes(len(runtimes))
     return dataclasses.replace(given, runtimes=tuple(runtimes))
 
 
@@ -247,6 +251,7 @@ def selections_table(rows: list[SelectionRow]) -> str:
 
 
 def render_selections(rows: list[SelectionRow], output: str, extra: dict) -> CachedAnswer:
+    check_answer(len(rows), sum(len(row.message) for row in rows))
     if output == OUTPUT_TEXT:
         return CachedAnswer(200, TEXT_MIME, selections_table(rows).encode("utf-8", "replace"))
     body = {**extra, "count": len(rows), "selections": [selection_body(r) for r in rows]}
@@ -265,6 +270,10 @@ def cluster_selections(cluster: str) -> Response:
 
     def compute(documents: CatalogDocuments) -> CachedAnswer:
         settings = documents.info.settings
+        planned = planned_rankings(
+            documents.models, documents.inference_services, namespace=namespace
+        )
+        check_rankings((planned, len(documents.runtimes)))
         rows = selections(
             documents.models,
             documents.runtimes,

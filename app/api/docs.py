@@ -18,7 +18,10 @@ from .openapi import spec_for
 
 bp = Blueprint("documentation", __name__, template_folder="templates")
 
-DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+DOCS_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"  # SPEC §17: no page of the service can be framed
+)
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -132,4 +135,5 @@ def docs() -> Response:
     )
     response = Response(page, status=200, content_type="text/html; charset=utf-8")
     response.headers["Content-Security-Policy"] = DOCS_CSP
+    response.headers["X-Frame-Options"] = "DENY"  # browsers that predate frame-ancestors
     return response

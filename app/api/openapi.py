@@ -28,6 +28,15 @@ from .openapi_paths import (
 from .openapi_predict import predict_operations
 
 SERVICE_TITLE = "ome-ranker"
+# The codes of select's 422: the document's, then OME's refusals (SPEC §7, §15).
+SELECT_UNPROCESSABLE = (
+    "InvalidDocument",
+    "ModelNotReady",
+    "NoRuntimeFound",
+    "RuntimeDisabled",
+    "RuntimeInheritanceError",
+    "RuntimeIncompatible",
+)
 SERVICE_VERSION = "0.1.0"  # pyproject.toml's version (a test keeps them equal)
 OPENAPI_VERSION = "3.1.0"
 
@@ -39,12 +48,18 @@ runtime, and OME's reason for every runtime it passes over.
 
 Limits of this deployment: request bodies up to {max_body_bytes} bytes ({max_body_human}) \
 (`OME_RANKER_MAX_BODY_BYTES`) and at most {max_runtimes} runtimes per request \
-(`OME_RANKER_MAX_RUNTIMES`); over either the answer is 413 `PayloadTooLarge`.
+(`OME_RANKER_MAX_RUNTIMES`); over either the answer is 413 `PayloadTooLarge`. Work is bounded \
+before it starts too: runtime checks (distinct questions × runtimes, \
+`OME_RANKER_MAX_RUNTIME_CHECKS`), the size of an answer of many rows \
+(`OME_RANKER_MAX_ANSWER_BYTES`), a catalog's objects, stored bytes and runtimes; over one the \
+answer is 422 `LimitExceeded` naming it (`variable`, `limit`, `requested`). Work that outlasts \
+the request deadline stops there: 503 `DeadlineExceeded`.
 
 Every error is `{{"error": {{"code": "...", "message": "...", ...}}}}` with a stable `code` \
 (schema `Error`). Besides the responses listed per operation, an unknown path answers 404 \
 `NotFound` and a method the path does not serve answers 405 `MethodNotAllowed` with an `Allow` \
-header (see `components.responses`). Every response carries `X-Request-ID`."""
+header (see `components.responses`). Every response carries `X-Request-ID` and \
+`X-Content-Type-Options: nosniff`; catalog answers also `Cache-Control: no-store`."""
 
 
 def _annotation_map(self, field: fields.Field, **kwargs: Any) -> dict:
@@ -266,12 +281,7 @@ def _add_components(spec: APISpec, max_runtimes: int) -> None:
             "nothing qualifies (`message` is OME's no-runtime text, `excluded` maps each "
             "excluded runtime to its reason); `RuntimeDisabled`, `RuntimeInheritanceError` and "
             "`RuntimeIncompatible` when the explicitly named runtime cannot be used.",
-            "InvalidDocument",
-            "ModelNotReady",
-            "NoRuntimeFound",
-            "RuntimeDisabled",
-            "RuntimeInheritanceError",
-            "RuntimeIncompatible",
+            *SELECT_UNPROCESSABLE,
         ),
         **{code: error_response(description, code) for code, description in SERVER_ERRORS.items()},
         "Unauthorized": error_response(
@@ -303,8 +313,31 @@ def _add_components(spec: APISpec, max_runtimes: int) -> None:
         ),
         "CatalogUnprocessable": error_response(
             "`InvalidDocument` (the object's place in the body, then its field) or "
-            "`LimitExceeded` (objects per cluster, clusters per service).",
+            "`LimitExceeded`, refused before any work: objects, stored bytes or runtimes per "
+            "cluster, clusters per service, runtime checks (questions × runtimes) per request, "
+            "answer size; `variable` names the setting, `limit` its value, `requested` what "
+            "the request needed.",
             "InvalidDocument",
+            "LimitExceeded",
+        ),
+        "InvalidNamespace": error_response(
+            "`InvalidDocument`: the `namespace` query parameter is not a DNS-1123 label.",
+            "InvalidDocument",
+        ),
+        "SelectionsUnprocessable": error_response(
+            "`InvalidDocument` for a `namespace` that is not a DNS-1123 label; `LimitExceeded` "
+            "when the selections would take more runtime checks, or the answer more bytes, "
+            "than a request may (`OME_RANKER_MAX_RUNTIME_CHECKS`, `OME_RANKER_MAX_ANSWER_BYTES`).",
+            "InvalidDocument",
+            "LimitExceeded",
+        ),
+        "ByNameUnprocessable": error_response(
+            "As `select`'s 422 (OME's refusals, `InvalidDocument` for a bad `namespace`), and "
+            "`LimitExceeded` when the catalog holds more runtimes than one ranking may read "
+            "(`OME_RANKER_MAX_RUNTIMES`) or the answer would take more runtime checks or bytes "
+            "than a request may (`OME_RANKER_MAX_RUNTIME_CHECKS`, "
+            "`OME_RANKER_MAX_ANSWER_BYTES`).",
+            *SELECT_UNPROCESSABLE,
             "LimitExceeded",
         ),
     }.items():

@@ -111,7 +111,7 @@ def catalog_operations() -> dict[str, dict]:
     by_name_errors = {
         "400": "MalformedRequest",
         "404": "CatalogNotFound",
-        "422": "SelectUnprocessable",
+        "422": "ByNameUnprocessable",
     }
     ranking = {
         JSON: {"schema": ANY_OBJECT},
@@ -179,6 +179,7 @@ def catalog_operations() -> dict[str, dict]:
                     "400": "MalformedRequest",
                     "404": "CatalogNotFound",
                     "412": "PreconditionFailed",
+                    "422": "InvalidNamespace",
                 },
             ),
         },
@@ -201,14 +202,26 @@ def catalog_operations() -> dict[str, dict]:
             ),
             "get": _operation(
                 "listObjects",
-                "The stored objects as a `kind: List`, as written",
-                {"200": _json("The objects."), "304": NOT_MODIFIED},
+                "The stored objects as a `kind: List`, in their stored form",
+                {
+                    "200": _json(
+                        "The objects as stored: of each, only what selection, lint and placement "
+                        "read, with `metadata` name, namespace, labels and annotations (not "
+                        "`last-applied-configuration`). Containers, their `env`, `args` and "
+                        "`command`, volumes, `status` and every other field are not stored."
+                    ),
+                    "304": NOT_MODIFIED,
+                },
                 parameters=[
                     IF_NONE_MATCH,
                     _parameter("kind", "query", "Only objects of this kind."),
                     _parameter("namespace", "query", "Only objects of this namespace."),
                 ],
-                errors={"400": "MalformedRequest", "404": "CatalogNotFound"},
+                errors={
+                    "400": "MalformedRequest",
+                    "404": "CatalogNotFound",
+                    "422": "InvalidNamespace",
+                },
             ),
         },
         "/v1/clusters/{cluster}/objects/{kind}/{name}": {
@@ -226,6 +239,7 @@ def catalog_operations() -> dict[str, dict]:
                     "400": "MalformedRequest",
                     "404": "CatalogNotFound",
                     "412": "PreconditionFailed",
+                    "422": "InvalidNamespace",
                 },
             ),
         },
@@ -273,7 +287,11 @@ def catalog_operations() -> dict[str, dict]:
                     "CacheControl",
                     _parameter("namespace", "query", "Only this namespace."),
                 ],
-                errors={"400": "MalformedRequest", "404": "CatalogNotFound"},
+                errors={
+                    "400": "MalformedRequest",
+                    "404": "CatalogNotFound",
+                    "422": "SelectionsUnprocessable",
+                },
             ),
         },
     }

@@ -10,15 +10,31 @@ from flask import Blueprint, Response, current_app, request
 
 from app import deadline, errors
 from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
-from app.selection.admission import ERROR, WARNING, Admission, Finding, admit, object_key
-from app.selection.catalog import SelectionRow, selections, unnamed_model_rows
+from app.selection.admission import (
+    ERROR,
+    WARNING,
+    Admission,
+    Finding,
+    admit,
+    object_key,
+    planned_admission_rankings,
+)
+from app.selection.budget import checked as each_checked
+from app.selection.catalog import (
+    SelectionRow,
+    planned_rankings,
+    selections,
+    unnamed_model_rows,
+)
+from app.selection.documents import Runtime
 from app.store import CatalogDocuments, StoredObject
 
 from .access import caller, cluster_name, etag, may_read, store_errors
 from .body import read_body
 from .cluster_answers import _documents, render_selections, selection_body
 from .clusters import _ignored
-from .rendering import to_json, to_yaml
+from .limits import check_answer, check_rankings
+from .rendering import printable, to_json, to_yaml
 from .streams import ObjectStream, objects_in, read_objects, split_documents
 from .views import (
     JSON_MIME,
@@ -65,7 +81,19 @@ def _respond(body: dict, text: str, info=None) -> Response:
 
 
 def _stream() -> ObjectStream:
-    return read_objects(read_body(), limit=current_app.config["MAX_OBJECTS_PER_CLUSTER"])
+    stream = read_objects(read_body(), limit=current_app.config["MAX_OBJECTS_PER_CLUSTER"])
+    _runtimes_in_body(stream)
+    return stream
+
+
+def _runtimes_in_body(stream: ObjectStream) -> None:
+    """SPEC §15's bound on a body's runtimes, on every endpoint as on ``/v1/rank`` (413)."""
+    count = sum(1 for item in stream.objects if isinstance(item.document, Runtime))
+    limit = current_app.config["MAX_RUNTIMES"]
+    if count > limit:
+        raise errors.PayloadTooLarge(
+            f"request has {count} runtimes; this service accepts at most {limit}"
+        )
 
 
 def _laid_over(documents: CatalogDocuments, given: list[StoredObject], deleted=frozenset()):
@@ -119,10 +147,11 @@ def lint_text(admission: Admission) -> str:
         else:
             field = f" {finding.field}:" if finding.field else ""
             lines.append(f"info: {_where(finding)}:{field} {finding.message}")
-    return "".join(line + "\n" for line in lines)
+    return "".join(printable(line) + "\n" for line in lines)
 
 
 def _lint_answer(admission: Admission, stream: ObjectStream, info=None) -> Response:
+    check_answer(len(admission.findings), sum(len(f.message) for f in admission.findings))
     body = {
         "admitted": admission.admitted,
         "counts": admission.counts(),
@@ -139,12 +168,16 @@ def lint() -> Response:
     stream = _stream()
     deadline.check()
     runtimes, models, services = stream.documents()
+    full_runners = frozenset(stream.full_runners)
+    check_rankings(
+        (planned_admission_rankings(models, services, full_runners=full_runners), len(runtimes))
+    )
     admission = admit(
         tuple(runtimes),
         tuple(models),
         tuple(services),
         invalid=stream.invalid,
-        full_runners=frozenset(stream.full_runners),
+        full_runners=full_runners,
         ome_version=_ome_version(),
         model_cache_provider=request.args.get("modelCacheProvider") or None,
     )
@@ -162,13 +195,19 @@ def lint_cluster(cluster: str) -> Response:
     stream = _stream()
     deadline.check()
     runtimes, models, services = _laid_over(documents, stream.objects)
+    checked = frozenset(item.key for item in stream.objects)
+    full_runners = frozenset(stream.full_runners)
+    planned = planned_admission_rankings(
+        models, services, checked=checked, full_runners=full_runners
+    )
+    check_rankings((planned, len(runtimes)))
     admission = admit(
         runtimes,
         models,
         services,
         invalid=stream.invalid,
-        checked=frozenset(item.key for item in stream.objects),
-        full_runners=frozenset(stream.full_runners),
+        checked=checked,
+        full_runners=full_runners,
         ome_version=_ome_version(settings.ome_version),
         model_cache_provider=request.args.get("modelCacheProvider")
         or settings.model_cache_provider,
@@ -186,24 +225,37 @@ def _outcome(row: SelectionRow) -> dict[str, Any]:
     return {"runtime": body["runtime"], "message": body["message"], "error": body["error"]}
 
 
-def _answer_of(row: SelectionRow) -> tuple:
-    """What ``/v1/select`` answers for this InferenceService, byte for byte."""
-    if row.ranking is None:
-        return (row.message, row.error)
-    answer = select_answer(row.ranking)
-    return (answer.status, answer.body)
+class _Answers:
+    """What ``/v1/select`` answers for each InferenceService, byte for byte, rendered once per
+    ranking: InferenceServices that ask the same question share one (its answer can list every
+    runtime's reason)."""
+
+    def __init__(self) -> None:
+        self._by_ranking: dict[int, tuple] = {}
+        self._rankings: list = []  # kept alive, so that no id is reused while this lives
+
+    def of(self, row: SelectionRow) -> tuple:
+        if row.ranking is None:
+            return (row.message, row.error)
+        found = self._by_ranking.get(id(row.ranking))
+        if found is None:
+            answer = select_answer(row.ranking)
+            found = self._by_ranking[id(row.ranking)] = (answer.status, answer.body)
+            self._rankings.append(row.ranking)
+        return found
 
 
 def _impact(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int, list[dict]]:
     earlier = {(row.namespace, row.name): row for row in before}
+    answers = _Answers()
     changes = []
     checked = 0
-    for row in after:
+    for row in each_checked(after):
         old = earlier.get((row.namespace, row.name))
         if old is None:
             continue
         checked += 1
-        if _answer_of(old) != _answer_of(row):
+        if answers.of(old) != answers.of(row):
             changes.append(
                 {
                     "namespace": row.namespace,
@@ -248,8 +300,23 @@ def _rows(runtimes, models, services, ome_version, provider) -> list[SelectionRo
     )
 
 
+def _check_impact(*sides: tuple) -> None:
+    """Both sides' selections, each ``(runtimes, models, services)``: refused up front when
+    together they are over the bound."""
+    check_rankings(
+        *(
+            (planned_rankings(models, services), len(runtimes))
+            for runtimes, models, services in sides
+        )
+    )
+
+
 def _impact_answer(before_rows, after_rows, info=None) -> Response:
     checked, changes = _impact(before_rows, after_rows)
+    check_answer(
+        len(changes),
+        sum(len(c["before"]["message"]) + len(c["after"]["message"]) for c in changes),
+    )
     body = {"checked": checked, "count": len(changes), "changes": changes}
     return _respond(body, _impact_text(changes), info)
 
@@ -285,10 +352,11 @@ def impact_cluster(cluster: str) -> Response:
     deadline.check()
     version = _ome_version(settings.ome_version)
     provider = request.args.get("modelCacheProvider") or settings.model_cache_provider
-    before = _rows(
-        documents.runtimes, documents.models, documents.inference_services, version, provider
-    )
-    after = _rows(*_laid_over(documents, stream.objects, deleted), version, provider)
+    stored = (documents.runtimes, documents.models, documents.inference_services)
+    changed = _laid_over(documents, stream.objects, deleted)
+    _check_impact(stored, changed)
+    before = _rows(*stored, version, provider)
+    after = _rows(*changed, version, provider)
     return _impact_answer(before, after, documents.info)
 
 
@@ -306,8 +374,10 @@ def impact() -> Response:
             raise errors.MalformedRequest(f"{side} must be an array of manifests")
         stream = objects_in(documents, side, 0, limit)
         stream.refuse_invalid()
+        _runtimes_in_body(stream)
         sides.append(stream.documents())
     deadline.check()
+    _check_impact(*sides)
     version = _ome_version()
     provider = request.args.get("modelCacheProvider") or None
     before = _rows(*sides[0], version, provider)
@@ -329,6 +399,9 @@ def selections_of_stream() -> Response:
     version = _ome_version()
     provider = request.args.get("modelCacheProvider") or None
     namespace = request.args.get("namespace") or None
+    check_rankings(
+        (planned_rankings(models, services, namespace=namespace, unnamed=True), len(runtimes))
+    )
     rows = selections(
         tuple(models),
         tuple(runtimes),

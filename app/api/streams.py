@@ -10,6 +10,7 @@ from typing import Any
 from app import errors
 from app.schemas.objects import load_object
 from app.selection.admission import ERROR, Finding
+from app.selection.budget import checked
 from app.selection.documents import InferenceService, Model, OtherObject, RepeatedObject, Runtime
 from app.selection.warnings import repeat_warnings
 from app.store import StoredObject
@@ -82,12 +83,15 @@ def objects_of(
     if limit is not None and len(read) > limit:
         raise errors.LimitExceeded(
             f"the body holds {len(read)} objects; a cluster holds at most {limit} "
-            "(OME_RANKER_MAX_OBJECTS_PER_CLUSTER)"
+            "(OME_RANKER_MAX_OBJECTS_PER_CLUSTER)",
+            variable="OME_RANKER_MAX_OBJECTS_PER_CLUSTER",
+            limit=limit,
+            requested=len(read),
         )
     stream = ObjectStream(others=others)
     kept: dict[tuple, StoredObject] = {}
     counts: dict[tuple, int] = {}
-    for label, manifest in read:
+    for label, manifest in checked(read, every=8):
         problems: dict[str, list[str]] = {}
         loaded = load_object(manifest, label, problems)
         if loaded is None:
@@ -157,7 +161,7 @@ def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Find
                     f'The {kind} "{name}" is invalid: {where}: Invalid value: {priority}: '
                     f"{where} in body should be greater than or equal to 1",
                 )
-    prefix = f"{label} "
+    prefix = f"{label}."  # the object's own path, not the request's (SPEC §18)
     fields = sorted(path.removeprefix(prefix) for path in problems)
     detail = "; ".join(
         f"{path.removeprefix(prefix)}: {' '.join(messages)}"

@@ -50,6 +50,8 @@ from yaml.nodes import MappingNode, ScalarNode
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 
+from app.selection.budget import DeadlinePassed, checkpoint
+
 from .decoding import MAX_DEPTH, MalformedRequest, check_utf8, clip
 
 try:  # libyaml scans and parses in C (5x faster); composing stays in Python, see _Composer
@@ -66,6 +68,7 @@ except ImportError:  # pragma: no cover - PyYAML without libyaml: the same stage
 
 
 MAX_ALIASES = 1_000  # alias uses in the whole stream
+NODES_PER_CHECK = 256  # PyYAML composes a node in ~3 us: a deadline check every ~1 ms
 MAX_NODES = 1_000_000  # nodes of one document, aliases expanded, mapping keys included
 # Nodes of the whole stream, counted the same way: a body cut into many documents costs no more
 # than one document at MAX_NODES (a bound per document was not enough: four documents at it took
@@ -116,6 +119,7 @@ class _Composer(Composer):
         self._depth = 0  # collections open on the current path
         self._peak = 0  # deepest expanded depth reached inside the node being composed
         self._measured: dict[Any, tuple[int, int]] = {}  # anchored node -> (nodes, height)
+        self._next_check = 0  # stream nodes at which the request's deadline is next checked
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
@@ -155,6 +159,9 @@ class _Composer(Composer):
         return super().compose_document()
 
     def _charge(self, nodes: int, depth: int, event: Any) -> None:
+        if self._stream_nodes >= self._next_check:  # the deadline holds in here too
+            checkpoint()
+            self._next_check = self._stream_nodes + NODES_PER_CHECK
         self._nodes += nodes
         self._stream_nodes += nodes
         self._peak = max(self._peak, depth)
@@ -220,6 +227,7 @@ class _Constructor(SafeConstructor):
             raise ConstructorError(
                 None, None, f"expected a mapping, found {node.id}", node.start_mark
             )
+        checkpoint()
         self.flatten_mapping(node)  # merge keys (`<<: *base`); the merged pairs come first
         mapping = {}
         for key_node, value_node in node.value:
@@ -308,7 +316,7 @@ def _pyyaml_documents(raw: bytes) -> list:
             return documents
         finally:
             loader.dispose()
-    except MalformedRequest:
+    except (MalformedRequest, DeadlinePassed):
         raise
     except Exception as exc:
         raise MalformedRequest(_yaml_error(exc)) from None

@@ -188,7 +188,7 @@ def refusal(reply: Reply, sent: Sent, exit_code: int = BAD_INPUT) -> Failure:
             origin = sent.origin_of_path(path)
             text = " ".join(messages) if isinstance(messages, list) else str(messages)
             lines.append(f"  {origin + ': ' if origin else ''}{path}: {text}")
-    return Failure("\n".join(lines), exit_code)
+    return Failure.of_lines(lines, exit_code)
 
 
 def _with_origin(message: str, sent: Sent) -> str:

@@ -130,7 +130,7 @@ def not_selected(reply: Reply, sent: Sent, output_format: str) -> Failure:
         lines += [f"  {name}: {reason}" for name, reason in excluded.items()]
     if error.get("hint"):
         lines.append(f"  hint: {error['hint']}")
-    return Failure("\n".join(lines), NOT_SELECTED)
+    return Failure.of_lines(lines, NOT_SELECTED)
 
 
 @click.command()
@@ -201,6 +201,6 @@ def _notes(answer: dict) -> None:
 def _selected_or_exit(answer: dict, expected: str | None) -> None:
     selected = answer.get("selected")
     if selected is None:
-        raise Failure(answer.get("message") or "no runtime selected", NOT_SELECTED)
+        raise Failure.of_lines([answer.get("message") or "no runtime selected"], NOT_SELECTED)
     if expected is not None and selected["name"] != expected:
-        raise Failure(f"OME selects {selected['name']}, not {expected}", NOT_SELECTED)
+        raise Failure.of_lines([f"OME selects {selected['name']}, not {expected}"], NOT_SELECTED)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from app.api.rendering import text_table, to_yaml
+from app.api.rendering import printable, text_table, to_yaml
 
 # Exit codes (README "Command line").
 NOT_SELECTED, BAD_INPUT, UNAVAILABLE = 1, 2, 3
@@ -24,6 +24,12 @@ class Failure(click.ClickException):
     def __init__(self, message: str, exit_code: int = BAD_INPUT) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+    @classmethod
+    def of_lines(cls, lines: list[str], exit_code: int = BAD_INPUT) -> Failure:
+        """A message of several lines, each printable: what one line quotes from an answer
+        cannot start another."""
+        return cls("\n".join(printable(line) for line in lines), exit_code)
 
     def show(self, file: Any = None) -> None:
         click.echo(f"error: {self.format_message()}", err=True)
@@ -49,7 +55,7 @@ def echo_table(text: str) -> None:
 
 def echo_lines(lines: list[str]) -> None:
     """Lines that may be long (messages): wrapped, indented, on a terminal."""
-    for line in lines:
+    for line in map(printable, lines):
         click.echo(wrap_line(line, width()) if to_terminal() else line)
 
 
@@ -60,11 +66,11 @@ def echo_yaml(value: Any) -> None:
 
 
 def warn(message: str) -> None:
-    click.echo(f"Warning: {message}", err=True)
+    click.echo(f"Warning: {printable(message)}", err=True)
 
 
 def note(message: str) -> None:
-    click.echo(message, err=True)
+    click.echo(printable(message), err=True)
 
 
 def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:

@@ -13,6 +13,7 @@ from marshmallow import EXCLUDE, Schema, fields, post_load, validate
 from app.selection import documents as doc
 
 from .fields import AnnotationValue, opt_bool, opt_int, opt_list, opt_nested, opt_str
+from .names import validate_namespace, validate_object_name
 
 API_VERSION = "ome.io/v1beta1"
 MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
@@ -36,8 +37,9 @@ class _Lenient(Schema):
 
 
 class MetadataSchema(_Lenient):
-    name = fields.String(required=True, validate=_NON_EMPTY)
-    namespace = opt_str()
+    # SPEC §17: names as the API server takes them (an empty namespace is an absent one).
+    name = fields.String(required=True, validate=[_NON_EMPTY, validate_object_name])
+    namespace = opt_str(validate=validate_namespace)
 
 
 class ModelRefSchema(_Lenient):

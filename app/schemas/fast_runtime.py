@@ -26,6 +26,7 @@ from .documents import (
     WEIGHT_MAX,
     WEIGHT_MIN,
 )
+from .names import is_namespace, is_object_name
 
 _NOT_SIMPLE = object()  # a field this loader leaves to marshmallow
 
@@ -169,7 +170,7 @@ def load_runtime(value: Any) -> doc.Runtime | None:
         return None
     name, namespace = metadata.get("name"), metadata.get("namespace")
     disabled = spec.get("disabled")
-    if type(name) is not str or not name or _opt_str(namespace) is _NOT_SIMPLE:
+    if not is_object_name(name) or (namespace is not None and not is_namespace(namespace)):
         return None
     parent = _inherit_from(metadata)
     if _opt_bool(disabled) is _NOT_SIMPLE or parent is _NOT_SIMPLE:

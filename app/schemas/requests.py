@@ -11,6 +11,7 @@ from marshmallow import Schema, ValidationError
 from packaging.version import InvalidVersion, Version
 
 from app.errors import InvalidDocument, MalformedRequest
+from app.selection.budget import checked
 from app.selection.documents import Model, OtherObject, RankRequest, RepeatedObject
 
 from .documents import (
@@ -19,6 +20,7 @@ from .documents import (
     runtime_document_schema,
 )
 from .fast_runtime import load_runtime
+from .names import label_problem
 
 DEFAULT_OME_VERSION = "1.3"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -118,8 +120,8 @@ def load_rank_request(
         model = model_doc
     else:
         model = load_document(model_document_schema, model_doc, "model", errors)
-    runtimes = [load_runtime(item) for item in runtime_docs]
-    for index, runtime in enumerate(runtimes):
+    runtimes = [load_runtime(item) for item in checked(runtime_docs, every=32)]
+    for index, runtime in enumerate(checked(runtimes, every=32)):
         if runtime is None:  # not the plain, valid case: marshmallow decides and explains
             item = runtime_docs[index]
             path = f"runtimes[{index}]"
@@ -129,6 +131,9 @@ def load_rank_request(
         isvc = load_document(
             inference_service_document_schema, isvc_doc, "inferenceService", errors
         )
+    namespace_problem = label_problem(namespace) if namespace else None
+    if namespace_problem is not None:
+        errors["namespace"] = [namespace_problem]
     if ome_version is None:
         ome_version = DEFAULT_OME_VERSION
     else:

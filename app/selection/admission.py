@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
+from .budget import checked as each_checked
+from .budget import checkpoint
 from .catalog import ModelLookup, model_not_found, question_of
 from .constraints import DEPLOYMENT_MODES
 from .documents import Entry, EntryRef, InferenceService, Model, RankRequest, Runtime
@@ -103,41 +105,45 @@ def different_priorities(runtime: Runtime) -> str | None:
     return None
 
 
-def _same_format(a: Entry, b: Entry) -> bool:
-    # modelFormat / modelFramework: equal only when both are absent (see the module docstring).
-    return (
-        a.name.casefold() == b.name.casefold()
-        and a.format is None
-        and b.format is None
-        and a.framework is None
-        and b.framework is None
-        and a.architecture == b.architecture
-        and a.quantization == b.quantization
-    )
+def _entry_key(entry: Entry) -> tuple | None:
+    """What makes two entries "the same format with the same priority" to the webhook, or None
+    for an entry that can never clash: ``autoSelect: true``, a priority set, and neither
+    ``modelFormat`` nor ``modelFramework`` (equal only when both are absent: see the module
+    docstring)."""
+    if entry.auto_select is not True or entry.priority is None:
+        return None
+    if entry.format is not None or entry.framework is not None:
+        return None
+    return (entry.name.casefold(), entry.architecture, entry.quantization, entry.priority)
 
 
 def same_priority(new: Runtime, existing: Runtime) -> str | None:
-    """The webhook's comparison of a runtime being applied with one that exists."""
+    """The webhook's comparison of a runtime being applied with one that exists: the first
+    entry of ``existing`` that has the same format and priority as an entry of ``new``, named
+    by the first such entry of ``new``. Linear in the entries (indexed, not compared pairwise)."""
     if existing.is_disabled or existing.name == new.name:
         return None
-    if not set(existing.protocol_versions) & set(new.protocol_versions):
+    if set(existing.protocol_versions).isdisjoint(new.protocol_versions):
         return None
     if (new.size_range or None) != (existing.size_range or None):
         return None
+    applied: dict[tuple, Entry] = {}
+    for entry in new.entries:
+        key = _entry_key(entry)
+        if key is not None:
+            applied.setdefault(key, entry)
     for old in existing.entries:
-        for entry in new.entries:
-            if old.auto_select is not True or entry.auto_select is not True:
-                continue
-            if not _same_format(old, entry):
-                continue
-            if old.priority is not None and old.priority == entry.priority:
-                text = f"same priority assigned for the model format {entry.name}"
-                if new.is_cluster:
-                    return f"{text} in the clusterservingruntimes {existing.name} and {new.name}"
-                return (
-                    f"{text} in the servingruntimes {existing.name} and {new.name} "
-                    f"in namespace {new.namespace}"
-                )
+        key = _entry_key(old)
+        entry = None if key is None else applied.get(key)
+        if entry is None:
+            continue
+        text = f"same priority assigned for the model format {entry.name}"
+        if new.is_cluster:
+            return f"{text} in the clusterservingruntimes {existing.name} and {new.name}"
+        return (
+            f"{text} in the servingruntimes {existing.name} and {new.name} "
+            f"in namespace {new.namespace}"
+        )
     return None
 
 
@@ -161,56 +167,51 @@ class _ParentFinder:
 
 class Peers:
     """The runtimes a webhook compares an applied runtime with: those of its kind and
-    namespace, in name order, indexed by the entries that can clash (``autoSelect: true``, a
-    priority set, neither ``modelFormat`` nor ``modelFramework``), so that a runtime is compared
-    only with the runtimes that share such an entry: linear in the runtimes."""
+    namespace, in name order, indexed by the entries that can clash, so that a runtime is
+    compared only with the runtimes that share such an entry. Protocol versions, the other
+    thing two runtimes must share, are compared per pair of runtimes, once: memory stays
+    linear in the input whatever the number of entries and protocol versions."""
 
     def __init__(self, runtimes: Iterable[Runtime]) -> None:
         self.by_entry: dict[tuple, list[Runtime]] = {}
         for runtime in sorted(runtimes, key=lambda r: r.name.encode()):
-            if runtime.is_disabled:
-                continue
+            checkpoint()
+            if runtime.is_disabled or not runtime.protocol_versions:
+                continue  # runtimes without protocol versions share none: they never clash
             for key in _clash_keys(runtime):
                 self.by_entry.setdefault(key, []).append(runtime)
 
     def first_clash(self, runtime: Runtime) -> str | None:
-        candidates: dict[str, Runtime] = {}
+        """The refusal naming the first runtime in name order that shares an entry key and a
+        protocol version with ``runtime``, if any."""
+        mine = frozenset(runtime.protocol_versions)
+        first: Runtime | None = None
+        shares: dict[int, bool] = {}  # id(other) -> whether it shares a protocol version
         for key in _clash_keys(runtime):
             for other in self.by_entry.get(key, ()):
-                # Everything a clash needs is in the key: the first other one is the first
-                # clash of this list (the rest come later in name order).
-                if other.name != runtime.name:
-                    candidates.setdefault(other.name, other)
+                checkpoint()
+                if first is not None and other.name.encode() >= first.name.encode():
+                    break  # the rest of this list comes later in name order
+                if other.name == runtime.name:
+                    continue
+                shared = shares.get(id(other))
+                if shared is None:
+                    shared = shares[id(other)] = not mine.isdisjoint(other.protocol_versions)
+                if shared:
+                    first = other
                     break
-        if not candidates:
-            return None
-        first = min(candidates.values(), key=lambda r: r.name.encode())
-        return same_priority(runtime, first)
+        return None if first is None else same_priority(runtime, first)
 
 
 def _clash_keys(runtime: Runtime) -> set[tuple]:
-    """What two runtimes must share to clash (SPEC §13 as OME's webhook compares them): scope,
-    a protocol version, the size range, and an entry that can clash."""
-    keys = set()
+    """What two runtimes must share to clash (SPEC §13 as OME's webhook compares them), but
+    for a protocol version: scope, the size range, and an entry that can clash."""
     bounds = runtime.size_range or None
+    keys = set()
     for entry in runtime.entries:
-        if entry.auto_select is not True or entry.priority is None:
-            continue
-        if entry.format is not None or entry.framework is not None:
-            continue
-        for protocol in runtime.protocol_versions:
-            keys.add(
-                (
-                    runtime.kind,
-                    runtime.namespace,
-                    protocol,
-                    bounds,
-                    entry.name.casefold(),
-                    entry.architecture,
-                    entry.quantization,
-                    entry.priority,
-                )
-            )
+        key = _entry_key(entry)
+        if key is not None:
+            keys.add((runtime.kind, runtime.namespace, bounds, *key))
     return keys
 
 
@@ -365,7 +366,8 @@ def runtime_notes(runtime: Runtime) -> list[Finding]:
 # --- models and InferenceServices -------------------------------------------------------------
 
 
-def model_notes(model: Model, runtimes: Iterable[Runtime]) -> list[Finding]:
+def model_notes(model: Model, sized_runtimes: bool) -> list[Finding]:
+    """``sized_runtimes``: some runtime of the cluster sets a ``modelSizeRange``."""
     found = []
     if model.parameter_size is not None:
         note = _size_note(
@@ -373,7 +375,7 @@ def model_notes(model: Model, runtimes: Iterable[Runtime]) -> list[Finding]:
         )
         if note is not None:
             found.append(note)
-    elif model.is_ready and any(r.size_range is not None for r in runtimes):
+    elif model.is_ready and sized_runtimes:
         found.append(
             Finding(
                 INFO,
@@ -400,40 +402,20 @@ def isvc_findings(
     runtimes: tuple[Runtime, ...],
     ome_version: str,
     model_cache_provider: str | None,
-    rankings: dict | None = None,
+    answers: dict | None = None,
 ) -> list[Finding]:
-    """OME's InferenceService webhook: only an InferenceService with an ``engine`` is resolved."""
-    if not isvc.has_engine:
-        return []
-    explicit = bool(isvc.runtime_name)
-    if not isvc.model_name:
-        if isvc.runtime_name is None and not full_runner:
-            return [
-                _isvc_finding(
-                    isvc,
-                    ERROR,
-                    "ModelRequired",
-                    "spec.model",
-                    "model reference is required when runtime is not specified and engine "
-                    "does not have complete runner configuration",
-                )
-            ]
-        return []
-    if not explicit and full_runner:
-        return []
-    name = isvc.model_name
-    model = models.find(name, isvc.namespace, isvc.model_kind)
-    if model is None:
-        message = f"failed to resolve model {name}: {model_not_found(name)}"
-        return [_isvc_finding(isvc, ERROR, "ModelNotFound", "spec.model.name", message)]
-    if model.disabled:
-        message = f"model {name} is disabled"
-        return [_isvc_finding(isvc, ERROR, "ModelDisabled", "spec.model.name", message)]
-    # InferenceServices that ask the same question share one ranking (as selections do).
-    question = question_of(model, isvc)
-    ranking = None if rankings is None else rankings.get(question)
+    """OME's InferenceService webhook: only an InferenceService with an ``engine`` is resolved.
+    ``answers`` keeps, per question, the ranking and the refusal's text, so that
+    InferenceServices that ask the same question share them (the text can hold every runtime's
+    reason: one copy per question, not one per InferenceService)."""
+    asked = _asked(isvc, full_runner, models)
+    if asked is None or isinstance(asked, Finding):
+        return [] if asked is None else [asked]
+    model, question = asked
+    answers = {} if answers is None else answers
+    ranking = answers.get(question)
     if ranking is None:
-        ranking = rank_runtimes(
+        ranking = answers[question] = rank_runtimes(
             RankRequest(
                 model,
                 runtimes,
@@ -442,10 +424,9 @@ def isvc_findings(
                 model_cache_provider=model_cache_provider,
             )
         )
-        if rankings is not None:
-            rankings[question] = ranking
+    name = isvc.model_name
     error = ranking.error
-    if explicit:
+    if isvc.runtime_name:
         if error is not None:
             message = error.message
             if error.code != "RuntimeIncompatible":
@@ -457,15 +438,68 @@ def isvc_findings(
             for text in advisory[:1]
         ]
     if error is not None or ranking.selected is None:
-        reason = error.message if error is not None else ranking.message
         code = error.code if error is not None else "NoRuntimeFound"
-        message = (
-            f"no supporting runtime found for model {name} and engine does not have complete "
-            f"runner configuration: {reason}"
-        )
+        message = answers.get(("refusal", question))
+        if message is None:
+            reason = error.message if error is not None else ranking.message
+            message = answers[("refusal", question)] = (
+                f"no supporting runtime found for model {name} and engine does not have "
+                f"complete runner configuration: {reason}"
+            )
         return [_isvc_finding(isvc, ERROR, code, "spec.model.name", message)]
     message = f"Runtime {ranking.selected.name} will be auto-selected for model {name}"
     return [_isvc_finding(isvc, WARNING, "AutoSelected", None, message)]
+
+
+def _asked(
+    isvc: InferenceService, full_runner: bool, models: ModelLookup
+) -> tuple[Model, tuple] | Finding | None:
+    """What the webhook asks of selection for this InferenceService: its model and question;
+    else its refusal before any ranking, or None when it asks nothing."""
+    if not isvc.has_engine:
+        return None
+    if not isvc.model_name:
+        if isvc.runtime_name is None and not full_runner:
+            return _isvc_finding(
+                isvc,
+                ERROR,
+                "ModelRequired",
+                "spec.model",
+                "model reference is required when runtime is not specified and engine "
+                "does not have complete runner configuration",
+            )
+        return None
+    if not isvc.runtime_name and full_runner:
+        return None
+    name = isvc.model_name
+    model = models.find(name, isvc.namespace, isvc.model_kind)
+    if model is None:
+        message = f"failed to resolve model {name}: {model_not_found(name)}"
+        return _isvc_finding(isvc, ERROR, "ModelNotFound", "spec.model.name", message)
+    if model.disabled:
+        message = f"model {name} is disabled"
+        return _isvc_finding(isvc, ERROR, "ModelDisabled", "spec.model.name", message)
+    return model, question_of(model, isvc)
+
+
+def planned_admission_rankings(
+    models: Iterable[Model],
+    services: Iterable[InferenceService],
+    *,
+    checked: frozenset[tuple] | None = None,
+    full_runners: frozenset[tuple[str | None, str]] = frozenset(),
+) -> int:
+    """How many rankings ``admit`` will compute for these InferenceServices: one per distinct
+    question, so that work over a bound can be refused before it starts."""
+    lookup = ModelLookup(models)
+    questions = set()
+    for isvc in each_checked(services):
+        if checked is not None and object_key(isvc) not in checked:
+            continue
+        asked = _asked(isvc, (isvc.namespace, isvc.name) in full_runners, lookup)
+        if isinstance(asked, tuple):
+            questions.add(asked[1])
+    return len(questions)
 
 
 # --- the whole answer -------------------------------------------------------------------------
@@ -515,7 +549,7 @@ def admit(
     modern = Version(ome_version) >= KIND_AND_INHERITANCE_SINCE
     peers = Peers(runtime_list)
     finder = _ParentFinder(runtime_list)
-    for runtime in runtime_list:
+    for runtime in each_checked(runtime_list, every=8):
         if not wanted(runtime):
             continue
         refusal = runtime_refusal(runtime, runtime_list, modern, peers, finder)
@@ -525,12 +559,13 @@ def admit(
                 Finding(ERROR, runtime.kind, runtime.namespace, runtime.name, field, code, text)
             )
         findings.extend(runtime_notes(runtime))
-    for model in models:
+    sized = any(runtime.size_range is not None for runtime in runtime_list)
+    for model in each_checked(models):
         if wanted(model):
-            findings.extend(model_notes(model, runtimes))
-    rankings: dict = {}
+            findings.extend(model_notes(model, sized))
+    answers: dict = {}
     lookup = ModelLookup(models)
-    for isvc in services:
+    for isvc in each_checked(services):
         if wanted(isvc):
             findings.extend(
                 isvc_findings(
@@ -540,7 +575,7 @@ def admit(
                     runtimes,
                     ome_version,
                     model_cache_provider,
-                    rankings,
+                    answers,
                 )
             )
     return Admission(tuple(sorted(findings, key=finding_order)))
@@ -555,5 +590,6 @@ __all__ = [
     "admit",
     "different_priorities",
     "object_key",
+    "planned_admission_rankings",
     "same_priority",
 ]

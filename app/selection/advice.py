@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .budget import checked
 from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow
 from .documents import Entry, Runtime
 from .entries import entry_matches, entry_score
 from .results import distance_order, name_scope_key
 
 MAX_PRIORITY = 2**31 - 1  # the CRD types priority as int32
+ROWS_PER_CHECK = 32  # a row's advice costs microseconds: a deadline check every 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +98,7 @@ def advise(
     first_namespaced = scopes[False][0] if scopes[False] else None
     advice = []
     previous: RuntimeRow | None = None
-    for row in rows:
+    for row in checked(rows, every=ROWS_PER_CHECK):
         if not row.compatible:
             advice.append(_autoselect_advice(checks, row))
             continue

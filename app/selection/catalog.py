@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from .budget import checked
 from .constraints import requested_modes, required_accelerator_classes
 from .documents import InferenceService, Model, RankRequest, Runtime
 from .ranking import rank_runtimes, target_namespace
@@ -26,8 +27,9 @@ class ModelLookup:
     model of every InferenceService is linear in the objects."""
 
     def __init__(self, models: Iterable[Model]) -> None:
+        self.models = tuple(models)
         self._by_name: dict[str, list[Model]] = {}
-        for model in models:
+        for model in self.models:
             self._by_name.setdefault(model.name, []).append(model)
 
     def find(self, name: str, namespace: str | None, kind: str | None = None) -> Model | None:
@@ -110,6 +112,48 @@ def ranked_row(namespace: str, name: str, model: str, ranking: Ranking) -> Selec
     return SelectionRow(namespace, name, model, ranking.selected, ranking.message, code, ranking)
 
 
+def _resolved(
+    lookup: ModelLookup, isvc: InferenceService, namespace: str | None
+) -> SelectionRow | tuple[InferenceService, Model] | None:
+    """An InferenceService's row when it needs no ranking (it names no model, or one that does
+    not exist), else itself (namespace defaulted, model named as found) and its model; None when
+    ``namespace`` filters it out."""
+    isvc_namespace = isvc.namespace or DEFAULT_NAMESPACE
+    if namespace is not None and isvc_namespace != namespace:
+        return None
+    if not isvc.model_name:
+        return SelectionRow(
+            isvc_namespace, isvc.name, None, None, "InferenceService names no model"
+        )
+    model = lookup.find(isvc.model_name, isvc_namespace, isvc.model_kind)
+    if model is None:
+        message = model_not_found(isvc.model_name)
+        return SelectionRow(
+            isvc_namespace, isvc.name, isvc.model_name, None, message, "ModelNotFound"
+        )
+    return replace(isvc, namespace=isvc_namespace, model_name=model.name), model
+
+
+def planned_rankings(
+    models: Iterable[Model],
+    services: Iterable[InferenceService],
+    *,
+    namespace: str | None = None,
+    unnamed: bool = False,
+) -> int:
+    """How many rankings ``selections`` (and, with ``unnamed``, ``unnamed_model_rows``) will
+    compute: one per distinct question. Linear, and cheap next to one ranking, so that work
+    over a bound can be refused before it starts (SPEC §17 "Bounded work")."""
+    lookup = ModelLookup(models)
+    services = tuple(services)
+    questions = set()
+    for isvc in checked(services):
+        found = _resolved(lookup, isvc, namespace)
+        if isinstance(found, tuple):
+            questions.add(question_of(found[1], found[0]))
+    return len(questions) + (len(_unnamed(lookup, services)) if unnamed else 0)
+
+
 def selections(
     models: tuple[Model, ...],
     runtimes: tuple[Runtime, ...],
@@ -124,27 +168,14 @@ def selections(
     rows = []
     lookup = ModelLookup(models)
     rankings: dict[tuple, Ranking] = {}
-    for isvc in services:
-        isvc_namespace = isvc.namespace or DEFAULT_NAMESPACE
-        if namespace is not None and isvc_namespace != namespace:
+    for isvc in checked(services):
+        found = _resolved(lookup, isvc, namespace)
+        if found is None:
             continue
-        if not isvc.model_name:
-            rows.append(
-                SelectionRow(
-                    isvc_namespace, isvc.name, None, None, "InferenceService names no model"
-                )
-            )
+        if isinstance(found, SelectionRow):
+            rows.append(found)
             continue
-        model = lookup.find(isvc.model_name, isvc_namespace, isvc.model_kind)
-        if model is None:
-            message = model_not_found(isvc.model_name)
-            rows.append(
-                SelectionRow(
-                    isvc_namespace, isvc.name, isvc.model_name, None, message, "ModelNotFound"
-                )
-            )
-            continue
-        isvc = replace(isvc, namespace=isvc_namespace, model_name=model.name)
+        isvc, model = found
         question = question_of(model, isvc)
         ranking = rankings.get(question)
         if ranking is None:
@@ -156,9 +187,22 @@ def selections(
                 model_cache_provider=model_cache_provider,
             )
             ranking = rankings[question] = rank_runtimes(request)
-        rows.append(ranked_row(isvc_namespace, isvc.name, model.name, ranking))
+        rows.append(ranked_row(isvc.namespace, isvc.name, model.name, ranking))
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.name)))
     return rows
+
+
+def _unnamed(lookup: ModelLookup, services: Iterable[InferenceService]) -> list[Model]:
+    """The models no InferenceService names, in the lookup's order."""
+    named = set()
+    for isvc in checked(services):
+        if isvc.model_name:
+            model = lookup.find(isvc.model_name, isvc.namespace, isvc.model_kind)
+            if model is not None:
+                named.add((model.kind, model.namespace, model.name))
+    return [
+        model for model in lookup.models if (model.kind, model.namespace, model.name) not in named
+    ]
 
 
 def unnamed_model_rows(
@@ -171,17 +215,8 @@ def unnamed_model_rows(
 ) -> list[SelectionRow]:
     """SPEC §19: a row for every model that no InferenceService names, ranked as a request with
     the model alone ranks it (``name`` empty); by namespace (cluster models first) and name."""
-    named = set()
-    lookup = ModelLookup(models)
-    for isvc in services:
-        if isvc.model_name:
-            model = lookup.find(isvc.model_name, isvc.namespace, isvc.model_kind)
-            if model is not None:
-                named.add((model.kind, model.namespace, model.name))
     rows = []
-    for model in models:
-        if (model.kind, model.namespace, model.name) in named:
-            continue
+    for model in _unnamed(ModelLookup(models), services):
         ranking = rank_runtimes(
             RankRequest(
                 model, runtimes, ome_version=ome_version, model_cache_provider=model_cache_provider
@@ -200,6 +235,7 @@ __all__ = [
     "find_model",
     "model_not_found",
     "overlay",
+    "planned_rankings",
     "question_of",
     "selections",
     "target_namespace",

@@ -46,6 +46,7 @@ def error_response(error: ApiError) -> bytes:
         "Content-Type: application/json\r\n"
         f"Content-Length: {len(payload)}\r\n"
         "Cache-Control: no-store\r\n"
+        "X-Content-Type-Options: nosniff\r\n"
         "\r\n"
     )
     return head.encode("ascii") + payload

@@ -69,6 +69,7 @@ class Connection(TConn):
         self.deadline = 0.0  # monotonic time at which the current state times out
         self.registered = False  # in the worker's selector
         self.partial = False  # in a thread that reads part of the request from the client
+        self.limited = False  # in one of the threads that may not all be taken (worker.py)
         self.dispatched_at: float | None = None  # handed to the thread pool, when
         self.request_line = ""  # for log messages
         self.overdue = False  # answered by the watchdog; its thread has not returned

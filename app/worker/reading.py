@@ -17,7 +17,7 @@ from functools import partial
 
 from gunicorn.http.message import MAX_REQUEST_LINE
 
-from app.errors import RequestTimeout
+from app.errors import DeadlineExceeded, RequestTimeout
 
 from .answers import error_response
 from .buffer import Readiness, RequestBuffer
@@ -155,10 +155,28 @@ class ConnectionReading:
                 self._time_out(conn)
         for conn in [conn for conn in self.waiting_for_thread if conn.deadline <= now]:
             self.waiting_for_thread.remove(conn)
-            self._time_out(conn)
+            if conn.buffer.readiness is Readiness.WHOLE:
+                self._busy(conn)  # the client sent it all; no thread came in time
+            else:
+                self._time_out(conn)
         for conn in [conn for conn in self.lingering if conn.deadline <= now]:
             self.lingering.discard(conn)
             self._close(conn)
+
+    def _busy(self, conn: Connection) -> None:
+        seconds = self.settings.request_deadline
+        self.log.warning(
+            "request %r waited %g s for a thread: 503", conn.buffer.request_line(), seconds
+        )
+        conn.sock.answer_for_thread(
+            error_response(
+                DeadlineExceeded(
+                    f"every thread of this worker was busy for the request's deadline "
+                    f"({seconds:g} s); try again later"
+                )
+            )
+        )
+        self._linger(conn, quick=True)
 
     def _time_out(self, conn: Connection) -> None:
         seconds = self.settings.client_timeout

@@ -10,8 +10,12 @@ thread parses and answers it without waiting for the client. So:
   not sent its whole request ``OME_RANKER_CLIENT_TIMEOUT`` after its first byte gets a 408
   ``RequestTimeout`` (an idle one is closed quietly);
 - a request longer than the buffer, or one that waits for ``100 Continue``, is read by its
-  thread, but at most ``threads - 1`` of those at a time: one thread is always left for whole
-  requests, probes included; the others wait in the loop, unread;
+  thread; such requests, and the open endpoints' work that any anonymous client can ask for
+  (``POST /v1/rank``, ``…/select``, ``…/lint``, ``…/impact``, ``…/selections``), hold at most
+  ``threads - 1`` threads at a time, and long bodies ``threads - 2`` of those: one thread is
+  always left for the rest (catalog requests of token holders, probes) and, with the default 4
+  threads, one for whole open requests that slow uploaders cannot take; the others wait in the
+  loop, in order (a whole one for at most the request deadline, then 503);
 - gunicorn's own error answers are the service's JSON errors (``handle_error``);
 - after an answer that closes the connection the loop lingers: it reads and drops what the
   client still sends (the rest of a body refused with 413), bounded in bytes and seconds, so a
@@ -59,8 +63,11 @@ class RankerWorker(ConnectionReading, ThreadWorker):
     def init_process(self) -> None:
         # Before super(), which ends by running the loop.
         self.settings = ServerSettings.from_environment()
-        self.partial_slots = max(1, self.cfg.threads - 1)
-        self.partial_busy = 0
+        # Threads that open work (and reading long bodies) may hold, and of those, threads that
+        # reading long bodies may hold: a slow uploader never holds the last of either.
+        self.limited_slots = max(1, self.cfg.threads - 1)
+        self.partial_slots = max(1, self.cfg.threads - 2)
+        self.limited_busy = self.partial_busy = 0
         self.in_flight: set[Connection] = set()
         self.init_reading()
         self.draining_until: float | None = None
@@ -158,14 +165,28 @@ class RankerWorker(ConnectionReading, ThreadWorker):
                 self.settings.drain_seconds,
             )
 
+    def _may_start(self, conn: Connection) -> bool:
+        """Whether a thread may take ``conn`` now (see the module docstring)."""
+        partial = conn.buffer.readiness is Readiness.PARTIAL
+        if not partial and not is_open_work(conn.buffer.request_line()):
+            return True
+        if partial and self.partial_busy >= self.partial_slots:
+            return False
+        return self.limited_busy < self.limited_slots
+
     def _dispatch(self, conn: Connection) -> None:
-        partial_request = conn.buffer.readiness is Readiness.PARTIAL
-        if partial_request and self.partial_busy >= self.partial_slots:
+        if not self._may_start(conn):
+            if conn.buffer.readiness is not Readiness.PARTIAL:
+                # Whole: it waits for a thread, not for its client, for at most a deadline.
+                conn.deadline = time.monotonic() + self.settings.request_deadline
             self.waiting_for_thread.append(conn)  # unread meanwhile: TCP slows the client down
             return
-        conn.partial = partial_request
-        self.partial_busy += partial_request
-        conn.request_line = conn.buffer.request_line()
+        request_line = conn.buffer.request_line()
+        conn.partial = conn.buffer.readiness is Readiness.PARTIAL
+        conn.limited = conn.partial or is_open_work(request_line)
+        self.partial_busy += conn.partial
+        self.limited_busy += conn.limited
+        conn.request_line = request_line
         conn.dispatched_at = time.monotonic()
         self.in_flight.add(conn)
         future = self.tpool.submit(self.handle, conn)
@@ -175,11 +196,18 @@ class RankerWorker(ConnectionReading, ThreadWorker):
 
     def finish_request(self, conn: Connection, future) -> None:
         self.in_flight.discard(conn)
-        if conn.partial:
-            conn.partial = False
-            self.partial_busy -= 1
-            while self.waiting_for_thread and self.partial_busy < self.partial_slots:
-                self._dispatch(self.waiting_for_thread.popleft())
+        if conn.limited:
+            self.partial_busy -= conn.partial
+            self.limited_busy -= 1
+            conn.partial = conn.limited = False
+            # The first waiting ones that may start now, in order (a long body waiting for a
+            # reader's slot does not hold up a whole request behind it).
+            for waiting in list(self.waiting_for_thread):
+                if self.limited_busy >= self.limited_slots:
+                    break
+                if self._may_start(waiting):
+                    self.waiting_for_thread.remove(waiting)
+                    self._dispatch(waiting)
         keepalive = not future.cancelled() and future.exception() is None and future.result()
         if keepalive and self.alive and not conn.sock.answered_by_worker:
             conn.buffer = self._buffer()
@@ -282,6 +310,18 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         for conn in list(self.in_flight):
             _cut_off(conn, error)
         super().handle_abort(sig, frame)
+
+
+# The open endpoints (README "API"): POSTs whose work grows with the body, answered to anyone
+# unless OME_RANKER_AUTH_STATELESS=true.
+OPEN_WORK_PATHS = frozenset({"/v1/rank", "/v1/select", "/v1/lint", "/v1/impact", "/v1/selections"})
+
+
+def is_open_work(request_line: str) -> bool:
+    """Whether a request line asks one of the open endpoints for work."""
+    method, _, rest = request_line.partition(" ")
+    target = rest.partition(" ")[0]
+    return method == "POST" and target.partition("?")[0] in OPEN_WORK_PATHS
 
 
 def _cut_off(conn: Connection, error: ApiError) -> bool:

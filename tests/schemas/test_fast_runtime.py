@@ -204,11 +204,19 @@ PLAIN_ENTRY = document(
 )
 
 
+KUBERNETES_NAME = st.from_regex(r"[a-z0-9]([-a-z0-9.]{0,6}[a-z0-9])?", fullmatch=True).filter(
+    lambda name: ".." not in name and ".-" not in name and "-." not in name
+)
+NAMESPACE = st.one_of(
+    st.from_regex(r"[a-z0-9]([-a-z0-9]{0,6}[a-z0-9])?", fullmatch=True), st.just("")
+)
+
+
 @settings(max_examples=500)
 @given(
     st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
-    st.text(min_size=1, max_size=5),
-    st.one_of(TEXT, st.none()),
+    KUBERNETES_NAME,
+    st.one_of(NAMESPACE, st.none()),
     st.lists(PLAIN_ENTRY, max_size=4),
 )
 def test_answers_for_plain_valid_documents(kind, name, namespace, entries):
@@ -242,6 +250,11 @@ def test_answers_for_realistic_manifests():
         runtime_doc("rt", entry(weight=2**63)),  # beyond int64
         runtime_doc("rt", entry(modelCacheProviders=["a", 1])),
         {"kind": "ClusterServingRuntime", "metadata": {"name": ""}, "spec": {}},
+        # SPEC §17: not Kubernetes names (the schema says why, at the field)
+        {"kind": "ClusterServingRuntime", "metadata": {"name": "Bad_Name"}, "spec": {}},
+        {"kind": "ClusterServingRuntime", "metadata": {"name": "a\nb"}, "spec": {}},
+        {"kind": "ServingRuntime", "metadata": {"name": "a", "namespace": "Team_A"}, "spec": {}},
+        {"kind": "ServingRuntime", "metadata": {"name": "a", "namespace": "a.b"}, "spec": {}},
         {"kind": "ClusterServingRuntime", "metadata": {"name": "x"}},
         [],
     ],

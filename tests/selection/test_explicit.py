@@ -9,6 +9,7 @@ from itertools import pairwise
 
 import pytest
 
+from app.selection.gotext import go_quote
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 INHERIT = "ome.io/inherit-from"
@@ -161,9 +162,11 @@ def test_warning_names_the_format_for_a_size_failure(explicit):
 
 
 def test_names_are_go_quoted_in_the_warning(explicit):
-    runtime = runtime_doc('odd"name', entry(format_name="onnx"))
-    ranking = explicit(named('odd"name'), runtime)
-    assert ranking.warnings[0].startswith('runtime "odd\\"name" does not declare support')
+    runtime = runtime_doc("odd.name", entry(format_name="onnx"))
+    ranking = explicit(named("odd.name"), runtime)
+    assert ranking.warnings[0].startswith('runtime "odd.name" does not declare support')
+    # Kubernetes names need no escapes; Go's %q escapes what older stored objects may hold.
+    assert go_quote('odd"na\\me\x1b\u00e9') == '"odd\\"na\\\\me\\x1bé"'
 
 
 def test_explicit_score_is_the_section_4_score(explicit):

@@ -1,0 +1,34 @@
+"""What every endpoint shares, done once for all of them: the query parameters checked before any
+view runs, and the headers every answer carries (SPEC §17 "Headers")."""
+
+from __future__ import annotations
+
+from flask import Flask, Response, request
+
+from app import errors
+from app.schemas.names import label_problem
+
+
+def _check_namespace() -> None:
+    """SPEC §17: the request's ``namespace`` is a DNS-1123 label (empty: absent)."""
+    for value in request.args.getlist("namespace"):
+        problem = label_problem(value) if value else None
+        if problem is not None:
+            raise errors.InvalidDocument({"namespace": [problem]})
+
+
+CATALOG_PATHS = "/v1/clusters"
+
+
+def _headers(response: Response) -> Response:
+    """No answer is sniffed as another type; no catalog answer is kept by a browser or a
+    proxy (its ETag still makes a poll cheap): it holds what only some tokens may read."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if request.path == CATALOG_PATHS or request.path.startswith(CATALOG_PATHS + "/"):
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(_check_namespace)
+    app.after_request(_headers)

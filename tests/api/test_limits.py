@@ -1,0 +1,258 @@
+"""SPEC §17 "Bounded work" and "Limits per cluster": work over a documented bound is refused
+before it starts (422 ``LimitExceeded`` naming the bound and its variable), on every endpoint,
+stored catalogs and overlays included; what the bounds let through stops at the deadline."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+import app.selection.admission as admission
+import app.selection.catalog as catalog
+from app.selection import budget
+from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
+from tests.clock import TickingClock
+
+YAML = {"Content-Type": "application/yaml"}
+
+
+def stream(*documents: dict) -> bytes:
+    return yaml.safe_dump_all(documents, sort_keys=False).encode()
+
+
+def workload(models: int = 6, runtimes: int = 10, services: int = 0, engine: bool = True):
+    """``models`` models, ``runtimes`` runtimes, and ``services`` InferenceServices spread over
+    the models (each model a question of its own)."""
+    names = [f"model-{i}" for i in range(models)]
+    spec = {"engine": {}} if engine else {}
+    return [
+        *(model_doc(name) for name in names),
+        *(runtime_doc(f"rt-{i}", entry(priority=1 + i % 3)) for i in range(runtimes)),
+        *(isvc_doc(f"svc-{i}", model={"name": names[i % models]}, **spec) for i in range(services)),
+    ]
+
+
+@pytest.fixture
+def no_ranking(monkeypatch):
+    """Fails the test if anything is ranked: a refusal must come before the work."""
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("ranked although the request is refused up front")
+
+    monkeypatch.setattr(catalog, "rank_runtimes", refuse)
+    monkeypatch.setattr(admission, "rank_runtimes", refuse)
+
+
+def limit_of(response, variable: str, limit: int, requested: int) -> None:
+    error = response.get_json()["error"]
+    assert (response.status_code, error["code"]) == (422, "LimitExceeded"), error
+    assert (error["variable"], error["limit"], error["requested"]) == (variable, limit, requested)
+    assert variable in error["message"] and str(limit) in error["message"]
+
+
+CHECKS = "OME_RANKER_MAX_RUNTIME_CHECKS"
+
+
+def test_selections_of_a_stream_over_the_bound(make_app, no_ranking):
+    api = make_app(MAX_RUNTIME_CHECKS=59).test_client()
+    # 6 models no InferenceService names: 6 rankings of 10 runtimes.
+    refused = api.post("/v1/selections", data=stream(*workload()), headers=YAML)
+    limit_of(refused, CHECKS, 59, 60)
+    assert "6 questions × 10 runtimes" in refused.get_json()["error"]["message"]
+
+
+def test_lint_of_a_stream_over_the_bound(make_app, no_ranking):
+    api = make_app(MAX_RUNTIME_CHECKS=59).test_client()
+    body = stream(*workload(services=12))  # 12 InferenceServices with an engine, 6 questions
+    limit_of(api.post("/v1/lint", data=body, headers=YAML), CHECKS, 59, 60)
+    without_engine = stream(*workload(services=12, engine=False))  # the webhook ranks none
+    assert api.post("/v1/lint", data=without_engine, headers=YAML).status_code == 200
+
+
+def test_impact_counts_both_sides(make_app, no_ranking):
+    api = make_app(MAX_RUNTIME_CHECKS=59).test_client()
+    side = workload(models=3, services=3)  # 3 questions × 10 runtimes, on each side
+    refused = api.post("/v1/impact", json={"current": side, "proposed": side})
+    limit_of(refused, CHECKS, 59, 60)
+
+
+def test_within_the_bound_the_same_work_is_done(make_app):
+    api = make_app(MAX_RUNTIME_CHECKS=60).test_client()
+    assert api.post("/v1/selections", data=stream(*workload()), headers=YAML).status_code == 200
+    side = workload(models=3, services=3)
+    assert api.post("/v1/impact", json={"current": side, "proposed": side}).status_code == 200
+
+
+def test_a_bodys_runtimes_are_bounded_on_every_endpoint(make_app):
+    api = make_app(MAX_RUNTIMES=9).test_client()
+    body = stream(*workload(models=1, services=1))  # 10 runtimes
+    for path in ("/v1/rank", "/v1/lint", "/v1/selections"):
+        refused = api.post(path, data=body, headers=YAML)
+        assert (refused.status_code, refused.get_json()["error"]["code"]) == (
+            413,
+            "PayloadTooLarge",
+        ), path
+        assert "at most 9" in refused.get_json()["error"]["message"]
+    side = workload(models=1, services=1)
+    refused = api.post("/v1/impact", json={"current": side, "proposed": side})
+    assert refused.status_code == 413
+
+
+@pytest.fixture
+def catalog_api(make_app, backend_settings):
+    def build(**settings):
+        return make_app(**backend_settings, **settings).test_client()
+
+    return build
+
+
+def test_stored_catalogs_are_bounded_like_bodies(catalog_api):
+    api = catalog_api()
+    assert api.put("/v1/clusters/prod", json={}).status_code == 201
+    stored = api.put("/v1/clusters/prod/objects", data=stream(*workload(services=6)), headers=YAML)
+    assert stored.status_code == 200, stored.get_json()
+    bounded = catalog_api(MAX_RUNTIME_CHECKS=59)
+    limit_of(bounded.get("/v1/clusters/prod/selections"), CHECKS, 59, 60)
+    limit_of(
+        bounded.post("/v1/clusters/prod/lint", data=stream(*workload(services=6)), headers=YAML),
+        CHECKS,
+        59,
+        60,
+    )
+    # Impact: the stored side (6 questions) and the side after the change (6 again).
+    limit_of(
+        bounded.post("/v1/clusters/prod/impact", data=stream(model_doc("x")), headers=YAML),
+        CHECKS,
+        59,
+        120,
+    )
+    assert catalog_api(MAX_RUNTIME_CHECKS=60).get("/v1/clusters/prod/selections").status_code == 200
+
+
+def test_a_catalog_over_a_lowered_runtime_bound_is_refused_by_name(catalog_api):
+    api = catalog_api()
+    assert api.put("/v1/clusters/prod", json={}).status_code == 201
+    assert (
+        api.put("/v1/clusters/prod/objects", data=stream(*workload()), headers=YAML).status_code
+        == 200
+    )
+    lowered = catalog_api(MAX_RUNTIMES=9)
+    for path in ("rank", "select"):
+        refused = lowered.get(f"/v1/clusters/prod/{path}?model=model-0&namespace=demo")
+        limit_of(refused, "OME_RANKER_MAX_RUNTIMES", 9, 10)
+    overlay = stream(model_doc("model-0"), serving_runtime("mine"))
+    at_the_bound = catalog_api(MAX_RUNTIMES=10)
+    assert (
+        at_the_bound.post("/v1/clusters/prod/rank", data=overlay, headers=YAML).status_code == 422
+    )
+    replaced = stream(model_doc("model-0"), runtime_doc("rt-0"))  # replaces one: still 10
+    assert (
+        at_the_bound.post("/v1/clusters/prod/rank", data=replaced, headers=YAML).status_code == 200
+    )
+
+
+def _state(api) -> tuple:
+    info = api.get("/v1/clusters/prod").get_json()
+    return info["generation"], info["counts"]
+
+
+def test_writes_over_a_cluster_bound_store_nothing(catalog_api):
+    api = catalog_api(MAX_OBJECTS_PER_CLUSTER=50, MAX_RUNTIMES=40, MAX_BYTES_PER_CLUSTER=40_000)
+    assert api.put("/v1/clusters/prod", json={}).status_code == 201
+    assert (
+        api.put(
+            "/v1/clusters/prod/objects", data=stream(*workload(runtimes=20)), headers=YAML
+        ).status_code
+        == 200
+    )
+    before = _state(api)
+    sixty = [model_doc(f"m-{i}") for i in range(60)]
+    for write in (api.put, api.post):
+        limit_of(
+            write("/v1/clusters/prod/objects", data=stream(*sixty), headers=YAML),
+            "OME_RANKER_MAX_OBJECTS_PER_CLUSTER",
+            50,
+            60,
+        )
+    # 30 more objects: within the count, but together with the 26 stored ones over it.
+    thirty = stream(*(model_doc(f"m-{i}") for i in range(30)))
+    limit_of(
+        api.post("/v1/clusters/prod/objects", data=thirty, headers=YAML),
+        "OME_RANKER_MAX_OBJECTS_PER_CLUSTER",
+        50,
+        56,
+    )
+    runtimes = stream(*(runtime_doc(f"more-{i}") for i in range(21)))
+    limit_of(
+        api.post("/v1/clusters/prod/objects", data=runtimes, headers=YAML),
+        "OME_RANKER_MAX_RUNTIMES",
+        40,
+        41,
+    )
+    big = [model_doc(f"big-{i}") for i in range(20)]
+    for model in big:  # annotations are stored (a field no rule reads would not count)
+        model["metadata"]["annotations"] = {"example.com/note": "x" * 2000}
+    big = stream(*big)
+    refused = api.post("/v1/clusters/prod/objects", data=big, headers=YAML)
+    error = refused.get_json()["error"]
+    assert (error["code"], error["variable"]) == (
+        "LimitExceeded",
+        "OME_RANKER_MAX_BYTES_PER_CLUSTER",
+    )
+    assert error["requested"] > 40_000
+    assert _state(api) == before  # nothing was stored by any of them
+
+
+def test_the_byte_quota_counts_what_is_stored_not_what_is_sent(catalog_api):
+    """Containers, their env and every field no rule reads are not stored (SPEC §17), so they
+    do not count either."""
+    api = catalog_api(MAX_BYTES_PER_CLUSTER=20_000)
+    assert api.put("/v1/clusters/prod", json={}).status_code == 201
+    padded = [
+        runtime_doc(
+            f"rt-{i}",
+            engineConfig={"runner": {"image": "x", "env": [{"name": "PAD", "value": "p" * 5000}]}},
+        )
+        for i in range(10)
+    ]
+    assert len(stream(*padded)) > 50_000
+    assert (
+        api.put("/v1/clusters/prod/objects", data=stream(*padded), headers=YAML).status_code == 200
+    )
+
+
+def test_an_answer_over_the_size_bound_is_refused_before_it_is_written(make_app):
+    # Every runtime excluded: each row's message lists all 10 with their reasons.
+    documents = workload(models=1, services=40)
+    documents[0]["spec"]["modelFormat"]["name"] = "onnx"
+    api = make_app(MAX_ANSWER_BYTES=20_000).test_client()
+    refused = api.post("/v1/selections", data=stream(*documents), headers=YAML)
+    error = refused.get_json()["error"]
+    assert (refused.status_code, error["variable"]) == (422, "OME_RANKER_MAX_ANSWER_BYTES")
+    assert error["requested"] > 20_000
+    roomy = make_app(MAX_ANSWER_BYTES=10_000_000).test_client()
+    answered = roomy.post("/v1/selections", data=stream(*documents), headers=YAML)
+    assert answered.status_code == 200
+    assert len(answered.data) < error["requested"] * 2  # the estimate is of the right order
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/selections", stream(*workload(models=20, runtimes=30))),
+        ("/v1/lint", stream(*workload(models=20, runtimes=30, services=20))),
+        ("/v1/rank", stream(*workload(models=1, runtimes=3000))),
+    ],
+    ids=["selections", "lint", "rank"],
+)
+def test_the_deadline_stops_the_work_inside_the_rules(make_app, monkeypatch, path, body):
+    """The answer is the application's own 503 (with its request id), given as soon as the
+    deadline passed inside a ranking, not at the end of the request."""
+    clock = TickingClock()
+    monkeypatch.setattr(budget, "time", clock)
+    api = make_app(REQUEST_DEADLINE_SECONDS=40).test_client()
+    answered = api.post(path, data=body, headers={**YAML, "Cache-Control": "no-cache"})
+    assert answered.status_code == 503
+    assert answered.get_json()["error"]["code"] == "DeadlineExceeded"
+    assert "X-Request-ID" in answered.headers
+    assert clock.readings <= 42  # the 41st reading is past the deadline: nothing after it

@@ -1,0 +1,145 @@
+"""SPEC §17 "Bounded work" against a real gunicorn: work over the bounds is refused before it
+starts; work within them that outlasts the deadline stops there, its thread returns and spends
+no CPU on an answer nobody reads; and the open endpoints never take a worker's last thread."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.builders import entry, isvc_doc, model_doc, runtime_doc
+from tests.hostile.service import exchange
+
+JSON = {"Content-Type": "application/json"}
+DEADLINE = 2.0
+
+
+def manifests(models: int, runtimes: int, services: int = 0) -> list[dict]:
+    names = [f"model-{i}" for i in range(models)]
+    return [
+        *(model_doc(name) for name in names),
+        *(runtime_doc(f"rt-{i}", entry(priority=1 + i % 4)) for i in range(runtimes)),
+        *(
+            isvc_doc(f"svc-{i}", model={"name": names[i % models]}, engine={})
+            for i in range(services)
+        ),
+    ]
+
+
+def body_of(models: int, runtimes: int, services: int = 0) -> bytes:
+    """A JSON array of manifests, read as a kubectl stream (SPEC §15)."""
+    return json.dumps(manifests(models, runtimes, services)).encode()
+
+
+def impact_body(models: int, runtimes: int) -> bytes:
+    side = manifests(models, runtimes, services=models)
+    return json.dumps({"current": side, "proposed": side}).encode()
+
+
+def test_work_over_the_bound_is_refused_before_it_starts(start_service):
+    """2 500 models and 2 500 runtimes: 6 250 000 runtime checks, over an hour of CPU once; now
+    a 422 as soon as the body is read (the shipped settings: default bounds and body limit)."""
+    service = start_service()
+    big = body_of(2500, 2500, services=2500)
+    for path, body, headers in (
+        ("/v1/selections", big, JSON),
+        ("/v1/lint", big, JSON),
+        ("/v1/impact", impact_body(1200, 2500), JSON),
+    ):
+        started = time.monotonic()
+        status, _headers, answer = service.request("POST", path, body, headers, timeout=30)
+        error = json.loads(answer)["error"]
+        assert (status, error["code"]) == (422, "LimitExceeded"), (path, error)
+        assert error["variable"] == "OME_RANKER_MAX_RUNTIME_CHECKS"
+        assert time.monotonic() - started < 15, path  # reading and validating only
+    service.assert_still_serving()
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _access_line(service, request_id: str, timeout: float = 20) -> dict:
+    """The request's log line, written when its thread is done with it."""
+    ends = time.monotonic() + timeout
+    while time.monotonic() < ends:
+        for line in service.log_lines():
+            if line.get("requestId") == request_id and line.get("logger") == "app.access":
+                return line
+        time.sleep(0.05)
+    raise AssertionError(f"request {request_id} never finished:\n{service.log()[-3000:]}")
+
+
+@pytest.fixture
+def slow_service(start_service):
+    """One worker of two threads; a deadline of 2 s; bounds high enough that the work runs."""
+    return start_service(
+        OME_RANKER_WORKERS="1",
+        OME_RANKER_THREADS="2",
+        OME_RANKER_REQUEST_DEADLINE=str(DEADLINE),
+        OME_RANKER_WORKER_TIMEOUT="10",
+        OME_RANKER_MAX_RUNTIME_CHECKS=str(10**9),
+        OME_RANKER_AUTH="none",
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/selections", body_of(400, 600)),
+        ("/v1/lint", body_of(400, 600, services=400)),
+        ("/v1/impact", impact_body(200, 600)),
+    ],
+    ids=["selections", "lint", "impact"],
+)
+def test_work_past_the_deadline_stops_and_spends_nothing_after(slow_service, path, body):
+    """~240 000 runtime checks (about 7 s of CPU) with a 2 s deadline: the application itself
+    answers 503 at the deadline, its thread returns, and the worker is idle afterwards."""
+    [worker] = slow_service.worker_pids()
+    status, headers, answer = slow_service.request("POST", path, body, JSON, timeout=30)
+    assert (status, json.loads(answer)["error"]["code"]) == (503, "DeadlineExceeded")
+    line = _access_line(slow_service, headers["X-Request-ID"])  # the app's answer, not the loop's
+    assert line["status"] == 503
+    assert line["durationMs"] < (DEADLINE + 2) * 1000  # the thread stopped near the deadline
+    before = _cpu_seconds(worker)
+    time.sleep(1.0)
+    assert _cpu_seconds(worker) - before < 0.3  # nothing still ranking
+
+
+def test_open_work_never_takes_the_last_thread(slow_service):
+    """Two long anonymous requests on a worker of two threads: they run one after the other,
+    and a catalog request sent after them is answered while they run."""
+    long = body_of(400, 600)
+    finished: dict[str, float] = {}
+
+    def post(name: str):
+        status, _headers, answer = slow_service.request(
+            "POST", "/v1/selections", long, JSON, timeout=30
+        )
+        finished[name] = time.monotonic()
+        return status, json.loads(answer)["error"]
+
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.submit(post, "first"), pool.submit(post, "second")
+        time.sleep(0.5)  # both sent (the catalog request must come after them to prove it)
+        status, _headers, _answer = slow_service.request("GET", "/v1/clusters", timeout=30)
+        answered_at = time.monotonic()
+        assert status == 200
+        outcomes = [first.result(), second.result()]
+    assert answered_at < min(finished.values())  # a thread was free for it
+    assert all(status == 503 for status, _ in outcomes)
+    queued = [e for _, e in outcomes if "every thread of this worker was busy" in e["message"]]
+    if not queued:  # both ran, then one after the other
+        assert abs(finished["first"] - finished["second"]) > DEADLINE / 2
+
+
+def test_the_workers_own_answers_are_not_sniffed(service):
+    reply = exchange(service.port, b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+    assert reply.status == 400
+    assert reply.header("X-Content-Type-Options") == "nosniff"

@@ -1,0 +1,170 @@
+"""SPEC §17 "Bounded work": the rules stop inside their own loops once the request's deadline has
+passed, and say up front how many rankings a question set will cost.
+
+The deadline is driven by a clock that advances one tick per reading, so that "the work stops
+after N checks" is exact, whatever the machine is doing."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+
+from app.schemas.objects import load_object
+from app.selection import budget
+from app.selection.admission import admit, planned_admission_rankings
+from app.selection.catalog import planned_rankings, selections, unnamed_model_rows
+from app.selection.documents import RankRequest, Runtime
+from app.selection.ranking import rank_runtimes
+from tests.builders import entry, isvc_doc, model_doc, runtime_doc
+from tests.clock import TickingClock
+
+
+@pytest.fixture
+def clock(monkeypatch) -> TickingClock:
+    ticking = TickingClock()
+    monkeypatch.setattr(budget, "time", ticking)
+    yield ticking
+    budget.clear()
+
+
+def loaded(manifest: dict):
+    """The document a catalog keeps of ``manifest`` (validated as every endpoint does)."""
+    errors: dict = {}
+    found = load_object(manifest, "document", errors)
+    assert found is not None, errors
+    return found[1]
+
+
+def _documents(models: int, runtimes: int, services: int):
+    names = [f"model-{i}" for i in range(models)]
+    return (
+        tuple(loaded(model_doc(name)) for name in names),
+        tuple(loaded(runtime_doc(f"rt-{i}", entry(priority=1 + i % 5))) for i in range(runtimes)),
+        tuple(
+            loaded(isvc_doc(f"svc-{i}", model={"name": names[i % models]}, engine={}))
+            for i in range(services)
+        ),
+    )
+
+
+def _checks_of(work) -> int:
+    """How many checkpoints the whole of ``work`` passes, with a deadline that never comes."""
+    ticking = TickingClock()
+    original = budget.time
+    budget.time = ticking
+    try:
+        budget.start(1e12)
+        work()
+        return ticking.readings - 1
+    finally:
+        budget.clear()
+        budget.time = original
+
+
+WORKLOADS = {
+    "rank": lambda models, runtimes, services: rank_runtimes(RankRequest(models[0], runtimes)),
+    "selections": lambda models, runtimes, services: selections(
+        models, runtimes, services, ome_version="1.3", model_cache_provider=None
+    ),
+    "unnamed": lambda models, runtimes, services: unnamed_model_rows(
+        models, runtimes, (), ome_version="1.3", model_cache_provider=None
+    ),
+    "admit": lambda models, runtimes, services: admit(runtimes, models, services),
+}
+
+
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_the_rules_stop_inside_their_loops_once_the_deadline_has_passed(name, clock):
+    models, runtimes, services = _documents(models=6, runtimes=400, services=12)
+    work = WORKLOADS[name]
+    total = _checks_of(lambda: work(models, runtimes, services))
+    assert total >= 20  # checks all along the work, not only around it
+    halfway = total // 2
+    budget.start(halfway)  # the deadline passes at the halfway-th reading of the clock
+    with pytest.raises(budget.DeadlinePassed, match=rf"deadline \({halfway} s\)"):
+        work(models, runtimes, services)
+    assert clock.readings <= halfway + 2  # stopped at the check that saw it, not at the end
+
+
+def test_without_a_deadline_nothing_is_checked_against_a_clock(clock):
+    models, runtimes, services = _documents(models=2, runtimes=5, services=3)
+    selections(models, runtimes, services, ome_version="1.3", model_cache_provider=None)
+    assert clock.readings == 0  # the pure tests and the CLI in process pay nothing
+
+
+def test_planned_rankings_count_distinct_questions():
+    models, runtimes, services = _documents(models=3, runtimes=2, services=9)
+    # 9 InferenceServices over 3 models in one namespace, no constraints: 3 questions.
+    assert planned_rankings(models, services) == 3
+    assert planned_rankings(models, services, namespace="elsewhere") == 0
+    assert planned_rankings(models, services, unnamed=True) == 3  # every model is named
+    assert planned_rankings(models, services[:1], unnamed=True) == 1 + 2
+    counted = []
+
+    def count(*args, **kwargs):
+        counted.append(1)
+        return real(*args, **kwargs)
+
+    import app.selection.catalog as catalog
+
+    real = catalog.rank_runtimes
+    catalog.rank_runtimes = count
+    try:
+        selections(models, runtimes, services, ome_version="1.3", model_cache_provider=None)
+    finally:
+        catalog.rank_runtimes = real
+    assert len(counted) == planned_rankings(models, services)
+
+
+def test_planned_admission_rankings_count_what_the_webhook_ranks():
+    models, _runtimes, services = _documents(models=2, runtimes=2, services=6)
+    assert planned_admission_rankings(models, services) == 2
+    without_engine = tuple(replace(s, has_engine=False) for s in services)
+    assert planned_admission_rankings(models, without_engine) == 0
+    only = frozenset({("InferenceService", services[0].namespace, services[0].name)})
+    assert planned_admission_rankings(models, services, checked=only) == 1
+    runners = frozenset((s.namespace, s.name) for s in services)
+    assert planned_admission_rankings(models, services, full_runners=runners) == 0
+
+
+def test_peers_stay_linear_with_many_entries_and_protocols():
+    """Two runtimes with thousands of clashable entries and protocol versions each: comparing
+    them pairwise, or indexing every (entry, protocol) pair, would take minutes and gigabytes."""
+    entries = tuple(
+        loaded(
+            runtime_doc("x", entry(name=f"f{i}", format_name=None, framework=None, priority=1))
+        ).entries[0]
+        for i in range(3000)
+    )
+    protocols = tuple(f"p{i}" for i in range(3000))
+    runtimes = tuple(
+        Runtime(
+            kind="ClusterServingRuntime",
+            name=name,
+            namespace=None,
+            entries=entries,
+            protocol_versions=protocols,
+        )
+        for name in ("a", "b")
+    )
+    started = time.monotonic()
+    findings = admit(runtimes, (), ()).findings
+    assert time.monotonic() - started < 20  # catches a quadratic blow-up, not speed
+    clashes = [f for f in findings if f.code == "SamePriority"]
+    assert {f.name for f in clashes} == {"a", "b"}
+    assert clashes[0].message == (
+        "same priority assigned for the model format f0 in the clusterservingruntimes "
+        f"{'b' if clashes[0].name == 'a' else 'a'} and {clashes[0].name}"
+    )
+
+
+def test_a_model_is_compared_with_the_runtimes_once():
+    """A model's notes ask whether any runtime sets a size range: once, not once per model."""
+    model = loaded(model_doc())
+    models = tuple(replace(model, name=f"m{i}") for i in range(2000))
+    runtimes = tuple(loaded(runtime_doc(f"r{i}")) for i in range(2000))
+    started = time.monotonic()
+    admit(runtimes, models, ())
+    assert time.monotonic() - started < 20
