@@ -16,29 +16,30 @@ def create_app(config: Config | None = None) -> Flask:
     app.config.from_object(settings)
     app.config.update(vars(settings))
 
-    from . import cache, catalog, deadline, errors, observability
-    from .api import docs, operations, query
-    from .api.cluster_answers import bp as cluster_answers_bp
-    from .api.clusters import bp as clusters_bp
-    from .api.predict import bp as predict_bp
-    from .api.views import bp as ranking_bp
-    from .web import bp as web_bp
+    from . import cache, catalog, web
+    from .api import cluster_answers, clusters, docs, impact, lint, operations, ranking, selections
+    from .http import deadline, errors, observability, query
 
     # First, so that its before_request hook (request id, timer) runs before any other.
     observability.init_app(app)
     # Then the request's clock (OME_RANKER_REQUEST_DEADLINE), before any view runs.
     deadline.init_app(app)
-    errors.register_error_handlers(app)
+    errors.init_app(app)
     query.init_app(app)
     # Here, not at import: each gunicorn worker builds its app, so its own Redis pool.
     cache.init_app(app)
     # The token file is read here (a bad one stops start-up); the store connects on first use.
     catalog.init_app(app)
-    app.register_blueprint(ranking_bp)
-    app.register_blueprint(clusters_bp)
-    app.register_blueprint(cluster_answers_bp)
-    app.register_blueprint(predict_bp)
-    app.register_blueprint(operations.bp)
-    app.register_blueprint(docs.bp)
-    app.register_blueprint(web_bp)
+    for module in (
+        ranking,
+        clusters,
+        cluster_answers,
+        lint,
+        impact,
+        selections,
+        operations,
+        docs,
+        web,
+    ):
+        app.register_blueprint(module.bp)
     return app

@@ -1,17 +1,15 @@
-"""One error format for every failure (SPEC §15): ``{"error": {"code", "message", ...}}``."""
+"""One error format for every failure (SPEC §15): ``{"error": {"code", "message", ...}}``.
+
+The errors the service answers with, as plain exceptions with their status and stable code, and
+the one encoding of their body. No Flask here: the rules' callers raise them, the HTTP layer
+(app/http/errors.py) turns each into its answer, the worker (app/worker/answers.py) writes the
+same body for what never reaches the application.
+"""
 
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
-
-from flask import Flask, Response, g, has_request_context
-from werkzeug.exceptions import HTTPException
-
-from .selection.budget import DeadlinePassed
-
-log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
@@ -70,7 +68,7 @@ class RuntimeDisabled(ApiError):
 
 
 class DeadlineExceeded(ApiError):
-    """The request ran past ``OME_RANKER_REQUEST_DEADLINE`` (app/deadline.py)."""
+    """The request ran past ``OME_RANKER_REQUEST_DEADLINE`` (app/http/deadline.py)."""
 
     status, code = 503, "DeadlineExceeded"
 
@@ -181,37 +179,7 @@ HTTP_CODES = {
 }
 
 
-def error_response(status: int, code: str, message: str, **details: Any) -> Response:
-    if has_request_context():
-        g.error_code = code  # for the request's log line (app/observability.py)
+def error_body(code: str, message: str, **details: Any) -> bytes:
+    """The JSON body of an error answer."""
     body = {"error": {"code": code, "message": message, **details}}
-    payload = json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return Response(payload, status=status, content_type="application/json")
-
-
-def register_error_handlers(app: Flask) -> None:
-    @app.errorhandler(ApiError)
-    def handle_api_error(error: ApiError):
-        response = error_response(error.status, error.code, error.message, **error.details)
-        response.headers.update(error.headers)
-        return response
-
-    @app.errorhandler(DeadlinePassed)
-    def handle_deadline(error: DeadlinePassed):
-        # Raised inside the rules' own loops (app/selection/budget.py): the thread stops there.
-        return handle_api_error(DeadlineExceeded(str(error)))
-
-    @app.errorhandler(HTTPException)
-    def handle_http_exception(error: HTTPException):
-        status = error.code or 500
-        code = HTTP_CODES.get(status, "HttpError")
-        response = error_response(status, code, error.description or error.name)
-        if status == 405 and error.valid_methods:
-            response.headers["Allow"] = ", ".join(error.valid_methods)
-        return response
-
-    @app.errorhandler(Exception)
-    def handle_unexpected(error: Exception):
-        # Never a traceback in a body (SPEC §15); the log keeps it for operators.
-        log.exception("unhandled error")
-        return error_response(500, "InternalError", "internal error")
+    return json.dumps(body, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()

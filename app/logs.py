@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from flask import g, has_request_context
+from app.http import record as request_record
 
 
 class JsonFormatter(logging.Formatter):
@@ -33,10 +33,10 @@ class JsonFormatter(logging.Formatter):
             "pid": record.process,
         }
         line.update(getattr(record, "fields", None) or {})
-        if "requestId" not in line and has_request_context():
-            request_id = g.get("request_id")
-            if request_id is not None:
-                line["requestId"] = request_id
+        if "requestId" not in line:
+            current = request_record.current()
+            if current is not None and current.request_id is not None:
+                line["requestId"] = current.request_id
         if record.exc_info:
             line["exc"] = self.formatException(record.exc_info)
         elif record.exc_text:

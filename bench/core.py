@@ -16,10 +16,11 @@ import json
 import statistics
 import time
 
-from app.api.decoding import decode_json_body
-from app.api.rendering import ranking_body, to_json
 from app.cache import CachedAnswer, keys
 from app.cache.framing import encode_frame
+from app.reading.decoding import decode_json_body
+from app.rendering.encode import to_json
+from app.rendering.ranking import ranking_body
 from app.schemas.requests import load_rank_request
 from app.selection.ranking import rank_runtimes
 

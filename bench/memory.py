@@ -86,8 +86,9 @@ def _measure(body_file: str, mode: str) -> dict[str, int]:
 def _stage_peaks(raw: bytes) -> dict[str, int]:
     import tracemalloc
 
-    from app.api.decoding import decode_json_body
-    from app.api.rendering import ranking_body, to_json
+    from app.reading.decoding import decode_json_body
+    from app.rendering.encode import to_json
+    from app.rendering.ranking import ranking_body
     from app.schemas.requests import load_rank_request
     from app.selection.ranking import rank_runtimes
 

@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from app import create_app
-from app.api.yaml_loader import load_documents
+from app.reading.yaml_loader import load_documents
 from config.settings import TestConfig
 
 # Answers OME itself gives for such inputs (SPEC §7, §15, §17): acceptable outcomes.

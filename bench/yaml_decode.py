@@ -23,7 +23,7 @@ import uuid
 
 import yaml
 
-from app.api import yaml_loader
+from app.reading import yaml_loader
 
 from .manifests import TARGET_NAMESPACE, encoded_body, rank_request_body
 from .report import Table

@@ -65,8 +65,8 @@ def test_stopping_leaves_time_for_a_graceful_shutdown(compose):
 
 
 def test_every_variable_set_is_documented(compose, dockerfile):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^\| `([A-Z_]+)` \|", readme, flags=re.MULTILINE))
+    settings = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `([A-Z_]+)` \|", settings, flags=re.MULTILINE))
     used = set(compose["services"]["ome-ranker"]["environment"])
     used |= set(re.findall(r"\b(OME_RANKER_[A-Z_]+)=", dockerfile))
     assert used <= documented

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.observability import request_id_from
+from app.http.observability import request_id_from
 from tests.builders import model_doc, rank_body, runtime_doc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -8,20 +8,31 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Callable
-from typing import Any
 
 from flask import Blueprint, Response, request
 
-from app import deadline, errors
-from app.cache import CachedAnswer, answers, keys
-from app.catalog import get_store
+from app import errors
+from app.cache import keys
+from app.http import cached, deadline
+from app.http.access import (
+    documents_or_404,
+    etag,
+    info_or_404,
+    may_read,
+    not_modified,
+    store_errors,
+)
+from app.http.body import content_type, ranking_request, read_body
+from app.http.limits import check_rankings, check_runtimes
+from app.http.ranking import compute_ranking
+from app.http.respond import selections_answer, wanted_output
+from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answer
 from app.schemas.requests import load_rank_request
 from app.selection.catalog import (
-    SelectionRow,
     find_inference_service,
     find_model,
     model_not_found,
-    overlay,
+    overlaid,
     planned_rankings,
     selections,
 )
@@ -29,38 +40,11 @@ from app.selection.documents import RankRequest
 from app.selection.ranking import target_namespace
 from app.store import CatalogDocuments
 
-from .access import cluster_name, etag, info_or_404, may_read, not_modified, store_errors
-from .body import read_body
-from .limits import check_answer, check_rankings, check_runtimes
-from .rendering import text_table, to_json, to_yaml
-from .views import (
-    JSON_MIME,
-    OUTPUT_JSON,
-    OUTPUT_TEXT,
-    OUTPUT_YAML,
-    TEXT_MIME,
-    YAML_MIME,
-    compute_ranking,
-    content_type,
-    decoded_body,
-    rank_answer,
-    select_answer,
-    wanted_output,
-)
-
 bp = Blueprint("cluster_answers", __name__)
-SELECTION_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "RUNTIME", "SCOPE", "MESSAGE")
-
-
-def _documents(cluster: str) -> CatalogDocuments:
-    documents = get_store().read_documents(cluster)
-    if documents is None:
-        raise errors.ClusterNotFound(f"cluster {cluster} not found")
-    return documents
 
 
 def _catalog_answer(
-    cluster: str, question: list, compute: Callable[[CatalogDocuments], CachedAnswer]
+    cluster: str, question: list, compute: Callable[[CatalogDocuments], Answer]
 ) -> Response:
     """The answer to ``question`` about the current generation of the catalog (SPEC §16, §17):
     a read of the cluster's info and a cache GET when it is cached (or 304 with
@@ -70,15 +54,15 @@ def _catalog_answer(
     unchanged = not_modified(info)
     if unchanged is not None:
         return unchanged
-    session = answers.request_session()
+    session = cached.request_session()
     prefix = session.cache.prefix
     found = session.lookup(keys.catalog_key(prefix, info.name, info.uid, info.generation, question))
     if found is None:
-        documents = _documents(cluster)
+        documents = documents_or_404(cluster)
         info = documents.info  # a write may have landed in between: key by what is read
         key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
-        found = answers.computed(session, key, lambda: compute(documents))
-    response = answers.response(session, found)
+        found = cached.computed(session, key, lambda: compute(documents))
+    response = cached.response(session, found)
     response.headers["ETag"] = etag(info)
     return response
 
@@ -129,10 +113,9 @@ def _question(endpoint: str, output: str) -> list:
 
 
 def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
-    cluster = cluster_name(cluster)
     may_read(cluster)
 
-    def compute(documents: CatalogDocuments) -> CachedAnswer:
+    def compute(documents: CatalogDocuments) -> Answer:
         check_runtimes(len(documents.runtimes))
         return render(compute_ranking(_rank_request_by_name(documents)))
 
@@ -157,7 +140,6 @@ def select_by_name(cluster: str) -> Response:
 def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
     """A request's manifests over the stored catalog: nothing is stored (SPEC §17). The answer
     is cached under the catalog's generation and the digest of the raw request."""
-    cluster = cluster_name(cluster)
     may_read(cluster)
     raw = read_body()
     question = [
@@ -169,7 +151,7 @@ def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
         sorted(request.args.items(multi=True)),
     ]
 
-    def compute(documents: CatalogDocuments) -> CachedAnswer:
+    def compute(documents: CatalogDocuments) -> Answer:
         return render(compute_ranking(_overlay_request(documents, raw)))
 
     return _catalog_answer(cluster, question, compute)
@@ -177,7 +159,7 @@ def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
 
 def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     settings = documents.info.settings
-    stream = decoded_body(raw, require_model=False)
+    stream = ranking_request(raw, require_model=False)
     deadline.check()
     stored_model = None
     if "model" not in stream.request:
@@ -195,7 +177,7 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     given = load_rank_request(
         stream.request, query, stream.others, stream.repeated, stored_model=stored_model
     )
-    runtimes = overlay(documents.runtimes, given.runtimes, target_namespace(given))
+    runtimes = overlaid(documents.runtimes, given.runtimes, namespace=target_namespace(given))
     check_runtimes(len(runtimes))
     return dataclasses.replace(given, runtimes=tuple(runtimes))
 
@@ -218,72 +200,19 @@ def select_overlaid(cluster: str) -> Response:
 # --- selections -------------------------------------------------------------------------------
 
 
-def selection_body(row: SelectionRow) -> dict[str, Any]:
-    selected = row.selected
-    return {
-        "namespace": row.namespace,
-        "name": row.name or None,  # none: a model that no InferenceService names
-        "model": row.model,
-        "runtime": None
-        if selected is None
-        else {"name": selected.name, "scope": selected.scope, "explicit": selected.explicit},
-        "message": row.message,
-        "error": row.error,
-    }
-
-
-def selections_table(rows: list[SelectionRow]) -> str:
-    """The explain table's layout, ``-`` for none."""
-    return text_table(
-        [SELECTION_COLUMNS]
-        + [
-            (
-                row.namespace,
-                row.name or "-",
-                row.model or "-",
-                row.selected.name if row.selected else "-",
-                row.selected.scope if row.selected else "-",
-                row.message,
-            )
-            for row in rows
-        ]
-    )
-
-
-def render_selections(rows: list[SelectionRow], output: str, extra: dict) -> CachedAnswer:
-    check_answer(len(rows), sum(len(row.message) for row in rows))
-    if output == OUTPUT_TEXT:
-        return CachedAnswer(200, TEXT_MIME, selections_table(rows).encode("utf-8", "replace"))
-    body = {**extra, "count": len(rows), "selections": [selection_body(r) for r in rows]}
-    if output == OUTPUT_YAML:
-        return CachedAnswer(200, YAML_MIME, to_yaml(body))
-    return CachedAnswer(200, JSON_MIME, to_json(body))
-
-
 @bp.get("/v1/clusters/<cluster>/selections")
 @store_errors
 def cluster_selections(cluster: str) -> Response:
-    cluster = cluster_name(cluster)
     may_read(cluster)
     output = wanted_output()
     namespace = request.args.get("namespace") or None
 
-    def compute(documents: CatalogDocuments) -> CachedAnswer:
-        settings = documents.info.settings
-        planned = planned_rankings(
-            documents.models, documents.inference_services, namespace=namespace
-        )
-        check_rankings((planned, len(documents.runtimes)))
-        rows = selections(
-            documents.models,
-            documents.runtimes,
-            documents.inference_services,
-            ome_version=settings.ome_version,
-            model_cache_provider=settings.model_cache_provider,
-            namespace=namespace,
-        )
+    def compute(documents: CatalogDocuments) -> Answer:
+        view = documents.view()
+        check_rankings((planned_rankings(view, namespace=namespace), len(view.runtimes)))
+        rows = selections(view, namespace=namespace)
         extra = {"cluster": cluster, "generation": documents.info.generation}
-        return render_selections(rows, output, extra)
+        return selections_answer(rows, output, extra)
 
     response = _catalog_answer(cluster, ["selections", output, namespace], compute)
     response.headers["Vary"] = "Accept"

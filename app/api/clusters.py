@@ -9,14 +9,8 @@ from flask import Blueprint, Response, request
 
 from app import errors
 from app.catalog import get_store
-from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
-from app.selection.documents import OtherObject
-from app.store import ClusterInfo, ClusterSettings, StoredObject
-
-from .access import (
+from app.http.access import (
     caller,
-    cluster_name,
-    etag,
     if_match,
     info_or_404,
     log_write,
@@ -26,10 +20,13 @@ from .access import (
     not_modified,
     store_errors,
 )
-from .body import read_body
-from .rendering import to_json, to_yaml
-from .streams import read_objects
-from .views import JSON_MIME, OUTPUT_YAML, YAML_MIME, decoded_json, wanted_output
+from app.http.body import json_body, objects
+from app.http.respond import respond, wanted_output
+from app.rendering.answers import rendered
+from app.rendering.selections import ignored_body
+from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
+from app.selection.documents import OtherObject
+from app.store import ClusterInfo, ClusterSettings, StoredObject
 
 bp = Blueprint("clusters", __name__)
 SETTINGS_KEYS = {"omeVersion", "modelCacheProvider", "description"}
@@ -50,13 +47,7 @@ def info_body(info: ClusterInfo) -> dict[str, Any]:
 
 def answer(body: Any, status: int = 200, info: ClusterInfo | None = None) -> Response:
     """JSON, or YAML when ``Accept`` asks for it; with the cluster's ``ETag``."""
-    if wanted_output() == OUTPUT_YAML:
-        response = Response(to_yaml(body), status=status, content_type=YAML_MIME)
-    else:
-        response = Response(to_json(body), status=status, content_type=JSON_MIME)
-    if info is not None:
-        response.headers["ETag"] = etag(info)
-    return response
+    return respond(rendered(body, wanted_output(), status=status), info=info)
 
 
 def _settings(body: Any) -> ClusterSettings:
@@ -90,10 +81,9 @@ def list_clusters() -> Response:
 @bp.put("/v1/clusters/<cluster>")
 @store_errors
 def put_cluster(cluster: str) -> Response:
-    cluster = cluster_name(cluster)
     token = may_write(cluster)
     store = get_store()
-    body = decoded_json(read_body()) if request.content_length else {}
+    body = json_body() if request.content_length else {}
     settings = _settings(body)
     if store.get_info(cluster) is None and not token.can_manage:
         raise errors.Forbidden(f"token {token.name} may not create clusters")
@@ -105,7 +95,6 @@ def put_cluster(cluster: str) -> Response:
 @bp.get("/v1/clusters/<cluster>")
 @store_errors
 def get_cluster(cluster: str) -> Response:
-    cluster = cluster_name(cluster)
     may_read(cluster)
     info = info_or_404(cluster)
     return not_modified(info) or answer(info_body(info), info=info)
@@ -114,7 +103,6 @@ def get_cluster(cluster: str) -> Response:
 @bp.delete("/v1/clusters/<cluster>")
 @store_errors
 def delete_cluster(cluster: str) -> Response:
-    cluster = cluster_name(cluster)
     token = may_write(cluster)
     if not token.can_manage:
         raise errors.Forbidden(f"token {token.name} may not delete clusters")
@@ -127,22 +115,10 @@ def delete_cluster(cluster: str) -> Response:
 # --- objects ----------------------------------------------------------------------------------
 
 
-def _ignored(others: list[OtherObject]) -> list[dict[str, Any]]:
-    return [
-        {
-            "kind": other.kind,
-            "name": other.name,
-            "namespace": other.namespace,
-            "reason": f"{other.kind} is not read by runtime selection",
-        }
-        for other in sorted(others, key=lambda o: (o.namespace or "", o.name or "", o.kind))
-    ]
-
-
 def _objects_of_body() -> tuple[list[StoredObject], list[OtherObject], list[str]]:
     """The body's objects validated (SPEC §1; 422 naming the object's place in the body), the
     other kinds, and the warnings for objects given more than once (the last one wins)."""
-    stream = read_objects(read_body(), limit=max_objects())
+    stream = objects(limit=max_objects())
     stream.refuse_invalid()
     return stream.objects, stream.others, stream.warnings
 
@@ -152,14 +128,13 @@ def _write_answer(info: ClusterInfo, others: list[OtherObject], warnings: list[s
         "cluster": info.name,
         "generation": info.generation,
         "counts": info.counts,
-        "ignored": _ignored(others),
+        "ignored": ignored_body(others),
         "warnings": warnings,
     }
     return answer(body, info=info)
 
 
 def _write_objects(cluster: str, action: str) -> Response:
-    cluster = cluster_name(cluster)
     token = may_write(cluster)
     info_or_404(cluster)
     objects, others, warnings = _objects_of_body()
@@ -187,7 +162,6 @@ def apply_objects(cluster: str) -> Response:
 @bp.delete("/v1/clusters/<cluster>/objects/<kind>/<name>")
 @store_errors
 def delete_object(cluster: str, kind: str, name: str) -> Response:
-    cluster = cluster_name(cluster)
     token = may_write(cluster)
     info_or_404(cluster)
     namespace = request.args.get("namespace") or None
@@ -209,7 +183,6 @@ def delete_object(cluster: str, kind: str, name: str) -> Response:
 @bp.get("/v1/clusters/<cluster>/objects")
 @store_errors
 def list_objects(cluster: str) -> Response:
-    cluster = cluster_name(cluster)
     may_read(cluster)
     info = info_or_404(cluster)
     unchanged = not_modified(info)

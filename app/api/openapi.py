@@ -13,9 +13,10 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
 from marshmallow import fields
 
-from app.observability import REQUEST_ID_MAX_LENGTH
+from app.http.observability import REQUEST_ID_MAX_LENGTH
 from app.schemas import api as schemas
 from app.schemas.fields import AnnotationValue, StrictBoolean, StrictInteger
+from app.version import __version__
 
 from .examples import error_examples
 from .openapi_catalog import catalog_operations
@@ -37,7 +38,7 @@ SELECT_UNPROCESSABLE = (
     "RuntimeInheritanceError",
     "RuntimeIncompatible",
 )
-SERVICE_VERSION = "0.1.0"  # pyproject.toml's version (a test keeps them equal)
+SERVICE_VERSION = __version__
 OPENAPI_VERSION = "3.1.0"
 
 DESCRIPTION = """\
@@ -344,7 +345,7 @@ def _add_components(spec: APISpec, max_runtimes: int) -> None:
         components.response(name, response)
 
 
-# Errors the server itself answers for any request (app/worker, app/deadline.py), before or
+# Errors the server itself answers for any request (app/worker, app/http/deadline.py), before or
 # around the view: every operation lists them.
 SERVER_ERRORS = {
     "RequestTimeout": "`RequestTimeout` (408): the request did not arrive in full in time.",

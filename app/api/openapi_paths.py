@@ -3,7 +3,7 @@ metrics and the documentation, with their examples. ``app.api.openapi`` assemble
 
 from __future__ import annotations
 
-from app.observability import REQUEST_ID_HEADER
+from app.http.observability import REQUEST_ID_HEADER
 from app.schemas import api as schemas
 
 from .examples import seed_examples
@@ -187,7 +187,12 @@ def _service_operations(text: dict) -> dict[str, dict]:
             "operations",
             "Liveness: the process answers",
             "Checks nothing else, so a Redis outage never gets the process restarted.",
-            {JSON: {"schema": schemas.HealthSchema, "example": {"status": "ok"}}},
+            {
+                JSON: {
+                    "schema": schemas.HealthSchema,
+                    "example": {"status": "ok", "version": "0.2.0"},
+                }
+            },
         ),
         "/readyz": _get(
             "readiness",
@@ -257,4 +262,22 @@ def _web_page_operations(text: dict) -> dict[str, dict]:
         }
     )
     static["get"]["responses"]["404"] = "NotFound"
-    return {"/": page, "/ui/static/{filename}": static}
+    example = _get(
+        "webPageExample",
+        "documentation",
+        "An example the web page offers",
+        'The manifests the page\'s "Load the seed example" fills in: `seed_example.yaml`. Any '
+        "other name is a 404.",
+        {"application/yaml": text},
+    )
+    example["get"]["parameters"].append(
+        {
+            "name": "name",
+            "in": "path",
+            "required": True,
+            "description": "The example's file name, such as `seed_example.yaml`.",
+            "schema": {"type": "string"},
+        }
+    )
+    example["get"]["responses"]["404"] = "NotFound"
+    return {"/": page, "/ui/static/{filename}": static, "/ui/examples/{name}": example}

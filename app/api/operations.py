@@ -6,11 +6,11 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from app.observability import service_metrics, sync_cache_metrics
+from app.http.observability import service_metrics, sync_cache_metrics
+from app.rendering.encode import to_json
 from app.schemas.api import HealthSchema, ReadinessSchema
+from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
-
-from .rendering import to_json
 
 bp = Blueprint("operations", __name__)
 
@@ -41,7 +41,8 @@ def cache_readiness() -> dict[str, Any] | None:
 def healthz() -> Response:
     """Liveness: answers while the process does; checks no dependency, so that an outage of
     Redis never gets healthy workers restarted."""
-    return _uncached(to_json(health_schema.dump({"status": "ok"})), "application/json")
+    body = health_schema.dump({"status": "ok", "version": __version__})
+    return _uncached(to_json(body), "application/json")
 
 
 @bp.get("/readyz")

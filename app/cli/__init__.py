@@ -1,12 +1,11 @@
 """``ome-ranker``: the service's command line. Every command is a client of the HTTP API, answered
-by the app in this process (the default) or by a service at ``--server`` (README "Command
-line")."""
+by the app in this process (the default) or by a service at ``--server`` (docs/cli.md)."""
 
 from __future__ import annotations
 
-from importlib import metadata
-
 import click
+
+from app.version import __version__
 
 from .catalog import push
 from .commands import rank, select
@@ -15,15 +14,10 @@ from .serve import serve
 from .tokens import token
 
 
-def _version() -> str:
-    try:
-        return metadata.version("ome-ranker")
-    except metadata.PackageNotFoundError:  # run from a checkout (python -m app.cli)
-        return "not installed"
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(_version(), prog_name="ome-ranker")
+# The version the code carries, not the installed package's metadata: the same from a checkout
+# (python -m app.cli) as installed.
+@click.version_option(__version__, prog_name="ome-ranker")
 def cli() -> None:
     """Which serving runtime will the OME operator pick for this model, and why?
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from app.api.rendering import printable, text_table, to_yaml
+from app.rendering.encode import printable, text_table, to_yaml
 
 # Exit codes (README "Command line").
 NOT_SELECTED, BAD_INPUT, UNAVAILABLE = 1, 2, 3

@@ -128,6 +128,9 @@ def impact(**options: Any) -> None:
     (POST /v1/impact), or between a stored catalog and a change (--cluster, -f, --delete).
     """
     cluster, recursive = options["cluster"], options["recursive"]
+    # How many objects each side held, said beside the outcome: a side read short (a directory
+    # without -R, a wrong path) shows there instead of as InferenceServices that "would change".
+    sides: list[str] = []
     with open_api(*connection(options)) as api:
         if cluster is None:
             if options["filenames"] or options["deletions"]:
@@ -138,6 +141,10 @@ def impact(**options: Any) -> None:
                 raise Failure("give both --current and --proposed (or --cluster with -f)")
             current = load(options["current"], recursive)
             proposed = load(options["proposed"], recursive)
+            sides = [
+                _count(len(current), "object") + " from --current",
+                f"{len(proposed)} from --proposed",
+            ]
             sent = Sent(current + proposed, {"current": current, "proposed": proposed})
             body = {"current": [m.body for m in current], "proposed": [m.body for m in proposed]}
             call = Call("POST", "/v1/impact", [], sent, encode(body))
@@ -148,13 +155,16 @@ def impact(**options: Any) -> None:
             if not options["filenames"] and not options["deletions"]:
                 raise Failure("give the change with -f PATH and/or --delete KIND/NAMESPACE/NAME")
             sent = Sent(load(options["filenames"], recursive))
+            if options["filenames"]:
+                sides = [_count(len(sent.manifests), "object") + " from -f"]
             params = [("delete", deletion) for deletion in options["deletions"]]
             call = Call("POST", endpoint_path("impact", cluster), params, sent, sent.body())
         reply, answer = api.answer(call)
         if options["output"] != "table" or answer["count"]:
             api.show(call, reply, options["output"])
+    read = f" (read {', '.join(sides)})" if sides else ""
     output.note(
-        f"{answer['count']} of {_count(answer['checked'], 'InferenceService')} would change"
+        f"{answer['count']} of {_count(answer['checked'], 'InferenceService')} would change{read}"
     )
     if options["fail_on_change"] and answer["count"] > 0:
         raise Failure("InferenceServices would change (--fail-on-change)", NOT_SELECTED)

@@ -2,9 +2,13 @@
 ``.json``; subdirectories with ``-R``) and ``-`` for stdin. Every object keeps where it starts
 (``file:line``), so that a message about it can point there.
 
-Values come from the service's own loaders (``app.api.yaml_loader``, ``app.api.decoding``), so a
-file means here exactly what it would mean posted to the API; PyYAML's composer, run beside them,
-gives the lines.
+Values come from the service's own loaders (``app.reading.yaml_loader``,
+``app.reading.decoding``), so a file means here exactly what it would mean posted to the API;
+PyYAML's composer, run beside them, gives the lines.
+
+Without ``-R`` a directory's sub-directories are not read, as kubectl does it; unlike kubectl,
+the command says so on stderr for each one that holds manifest files, since an answer about part
+of the manifests looks just like an answer about all of them.
 """
 
 from __future__ import annotations
@@ -16,16 +20,23 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+import click
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from app.api.decoding import MalformedRequest, decode_json_body
-from app.api.yaml_loader import load_documents
+from app.errors import MalformedRequest
+from app.reading.decoding import decode_json_body
+from app.reading.yaml_loader import load_documents
+
+from .output import warn
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")  # what kubectl reads from a directory
 LIST_KIND = "List"
+# Where one command remembers the directories it has reported (click's ``meta`` is shared by
+# every context of one invocation): impact reads twice, and names one directory once.
+_REPORTED = "ome_ranker.unread_directories"
 
 try:
     _NodeLoader: Any = yaml.CSafeLoader
@@ -95,6 +106,8 @@ def read_manifests(paths: tuple[str, ...], recursive: bool, stdin: BinaryIO) -> 
             except OSError as error:
                 raise SourceError(f"{file}: cannot read: {error.strerror}") from None
             manifests.extend(parse(raw, file))
+    if not recursive:
+        _report_unread([path for path in paths if path != STDIN])
     return manifests
 
 
@@ -115,6 +128,34 @@ def files_of(path: str, recursive: bool) -> list[str]:
             if name.endswith(MANIFEST_SUFFIXES)
         )
     return found
+
+
+def unread_subdirectories(path: str) -> list[tuple[str, int]]:
+    """Each sub-directory of the directory ``path`` whose manifest files only ``-R`` reads
+    (``path/sub/``), with how many it holds; nothing for a file. Symbolic links to directories
+    are left out, as ``-R`` does not follow them either."""
+    if not os.path.isdir(path):
+        return []
+    with os.scandir(path) as entries:
+        names = sorted(entry.name for entry in entries if entry.is_dir(follow_symlinks=False))
+    found = []
+    for name in names:
+        directory = os.path.join(path, name)
+        count = len(files_of(directory, True))
+        if count:
+            found.append((directory + os.sep, count))
+    return found
+
+
+def _report_unread(paths: list[str]) -> None:
+    context = click.get_current_context(silent=True)
+    reported: set[str] = set() if context is None else context.meta.setdefault(_REPORTED, set())
+    for path in paths:
+        for directory, count in unread_subdirectories(path):
+            if os.path.realpath(directory) in reported:
+                continue
+            reported.add(os.path.realpath(directory))
+            warn(f"not read without -R: {directory} ({count} file{'' if count == 1 else 's'})")
 
 
 def parse(raw: bytes, name: str) -> list[Manifest]:

@@ -262,6 +262,7 @@ class ErrorSchema(Schema):
 
 class HealthSchema(Schema):
     status = fields.String(required=True, validate=validate.Equal("ok"))
+    version = fields.String(required=True, metadata=_doc("The service's release."))
 
 
 class CacheStateSchema(Schema):

@@ -12,7 +12,13 @@ from packaging.version import InvalidVersion, Version
 
 from app.errors import InvalidDocument, MalformedRequest
 from app.selection.budget import checked
-from app.selection.documents import Model, OtherObject, RankRequest, RepeatedObject
+from app.selection.documents import (
+    DEFAULT_OME_VERSION,
+    Model,
+    OtherObject,
+    RankRequest,
+    RepeatedObject,
+)
 
 from .documents import (
     inference_service_document_schema,
@@ -22,7 +28,6 @@ from .documents import (
 from .fast_runtime import load_runtime
 from .names import label_problem
 
-DEFAULT_OME_VERSION = "1.3"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # marshmallow reports Dict fields as {key: {"value": ...}}; these render as ["key"].
 _MAP_FIELDS = frozenset({"additionalComponents"})

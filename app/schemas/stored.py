@@ -84,7 +84,7 @@ def _merged(shape: dict, more: Mapping) -> dict:
 
 _RUNNER = {"runner": {"image": KEEP}}
 # What lint reads that the document schemas do not model: whether an InferenceService's engine
-# has a complete runner of its own (app/api/streams.py ``has_full_runner``).
+# has a complete runner of its own (app/reading/objects.py ``has_full_runner``).
 READ_BESIDES: dict[str, dict] = {
     ISVC_KIND: {"spec": {"engine": {**_RUNNER, "leader": _RUNNER, "worker": _RUNNER}}},
 }

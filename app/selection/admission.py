@@ -26,7 +26,7 @@ from packaging.version import Version
 
 from .budget import checked as each_checked
 from .budget import checkpoint
-from .catalog import ModelLookup, model_not_found, question_of
+from .catalog import CatalogView, ModelLookup, ObjectKey, model_not_found, object_key, question_of
 from .constraints import DEPLOYMENT_MODES
 from .documents import Entry, EntryRef, InferenceService, Model, RankRequest, Runtime
 from .explicit import CLUSTER_SERVING_RUNTIME, KIND_AND_INHERITANCE_SINCE, SERVING_RUNTIME
@@ -483,17 +483,16 @@ def _asked(
 
 
 def planned_admission_rankings(
-    models: Iterable[Model],
-    services: Iterable[InferenceService],
+    view: CatalogView,
     *,
-    checked: frozenset[tuple] | None = None,
+    checked: frozenset[ObjectKey] | None = None,
     full_runners: frozenset[tuple[str | None, str]] = frozenset(),
 ) -> int:
     """How many rankings ``admit`` will compute for these InferenceServices: one per distinct
     question, so that work over a bound can be refused before it starts."""
-    lookup = ModelLookup(models)
+    lookup = ModelLookup(view.models)
     questions = set()
-    for isvc in each_checked(services):
+    for isvc in each_checked(view.services):
         if checked is not None and object_key(isvc) not in checked:
             continue
         asked = _asked(isvc, (isvc.namespace, isvc.name) in full_runners, lookup)
@@ -520,33 +519,24 @@ class Admission:
         return counts
 
 
-def object_key(document) -> tuple[str, str, str]:
-    """(kind, namespace or "", name): the key a catalog stores an object under."""
-    kind = getattr(document, "kind", "InferenceService")
-    return (kind, document.namespace or "", document.name)
-
-
 def admit(
-    runtimes: tuple[Runtime, ...],
-    models: tuple[Model, ...],
-    services: tuple[InferenceService, ...],
+    view: CatalogView,
     *,
     invalid: Iterable[Finding] = (),
-    checked: frozenset[tuple] | None = None,
+    checked: frozenset[ObjectKey] | None = None,
     full_runners: frozenset[tuple[str | None, str]] = frozenset(),
-    ome_version: str = "1.3",
-    model_cache_provider: str | None = None,
 ) -> Admission:
     """Findings for every object of ``checked`` (kind, namespace, name) — all when None —
-    against the cluster made of ``runtimes``, ``models`` and ``services``. ``invalid`` are the
-    API server's refusals of the objects its schema refuses: they are not part of the cluster."""
+    against the cluster ``view``. ``invalid`` are the API server's refusals of the objects its
+    schema refuses: they are not part of the cluster."""
     findings = list(invalid)
+    runtimes, models, services = view.runtimes, view.models, view.services
 
     def wanted(document) -> bool:
         return checked is None or object_key(document) in checked
 
     runtime_list = list(runtimes)
-    modern = Version(ome_version) >= KIND_AND_INHERITANCE_SINCE
+    modern = Version(view.ome_version) >= KIND_AND_INHERITANCE_SINCE
     peers = Peers(runtime_list)
     finder = _ParentFinder(runtime_list)
     for runtime in each_checked(runtime_list, every=8):
@@ -573,8 +563,8 @@ def admit(
                     (isvc.namespace, isvc.name) in full_runners,
                     lookup,
                     runtimes,
-                    ome_version,
-                    model_cache_provider,
+                    view.ome_version,
+                    view.model_cache_provider,
                     answers,
                 )
             )
@@ -589,7 +579,6 @@ __all__ = [
     "Finding",
     "admit",
     "different_priorities",
-    "object_key",
     "planned_admission_rankings",
     "same_priority",
 ]

@@ -1,7 +1,7 @@
 """How long a question may take (SPEC §17 "Bounded work"): the current request's deadline,
 checked cooperatively inside every loop that grows with the input.
 
-The HTTP layer (``app/deadline.py``) starts the clock for each request; the rules call
+The HTTP layer (``app/http/deadline.py``) starts the clock for each request; the rules call
 ``checkpoint()`` once per unit of work (a runtime ranked, a document validated, an
 InferenceService resolved), which raises ``DeadlinePassed`` once the deadline has passed, so the
 thread stops and returns instead of finishing an answer nobody will read. Outside a request (the

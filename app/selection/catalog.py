@@ -1,6 +1,6 @@
-"""Questions asked of a stored catalog (SPEC §17), as pure functions of its documents: which
-model a name (or an InferenceService) means, a request's runtimes laid over the stored ones, and
-the outcome of every InferenceService (``selections``)."""
+"""Questions asked of a cluster's objects (SPEC §17–§19), as pure functions of one value, the
+``CatalogView``: which model a name (or an InferenceService) means, objects laid over others,
+and the outcome of every InferenceService (``selections``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,92 @@ from dataclasses import dataclass, field, replace
 
 from .budget import checked
 from .constraints import requested_modes, required_accelerator_classes
-from .documents import InferenceService, Model, RankRequest, Runtime
+from .documents import DEFAULT_OME_VERSION, InferenceService, Model, RankRequest, Runtime
 from .ranking import rank_runtimes, target_namespace
 from .results import Ranking, Selection, text_key
 
 BASE_MODEL, CLUSTER_BASE_MODEL = "BaseModel", "ClusterBaseModel"
+CLUSTER_SCOPED_KINDS = frozenset({CLUSTER_BASE_MODEL, "ClusterServingRuntime"})
 DEFAULT_NAMESPACE = "default"
+Document = Runtime | Model | InferenceService
+ObjectKey = tuple[str, str, str]  # (kind, namespace or "", name), as a cluster keys objects
+
+
+def object_key(document: Document, namespace: str = "") -> ObjectKey:
+    """How a cluster keys ``document``: kind, namespace (``namespace`` for a namespaced one
+    that names none, "" at cluster scope) and name."""
+    kind = getattr(document, "kind", "InferenceService")
+    where = "" if kind in CLUSTER_SCOPED_KINDS else (document.namespace or namespace)
+    return kind, where, document.name
+
+
+def overlaid(
+    stored: Iterable[Document],
+    given: Iterable[Document],
+    *,
+    namespace: str = "",
+    deleted: Iterable[ObjectKey] = (),
+) -> list[Document]:
+    """``stored`` with ``given`` laid over it, as ``kubectl apply`` of ``given`` leaves a
+    cluster: same kind, namespace and name replaces (a namespaced object that names no
+    namespace is in ``namespace``), ``deleted`` keys removed; the kept ones first, in order."""
+    given = list(given)
+    replaced = {object_key(document, namespace) for document in given} | set(deleted)
+    kept = [document for document in stored if object_key(document, namespace) not in replaced]
+    return kept + given
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogView:
+    """What the rules read of a cluster: its objects, and the OME version and model cache
+    provider they are read with. Selections, lint and impact take one; a change to a cluster is
+    another (``laid_over``)."""
+
+    runtimes: tuple[Runtime, ...] = ()
+    models: tuple[Model, ...] = ()
+    services: tuple[InferenceService, ...] = ()
+    ome_version: str = DEFAULT_OME_VERSION
+    model_cache_provider: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        documents: Iterable[Document],
+        *,
+        ome_version: str = DEFAULT_OME_VERSION,
+        model_cache_provider: str | None = None,
+    ) -> CatalogView:
+        """The view of ``documents``, each kind in the given order."""
+        runtimes: list[Runtime] = []
+        models: list[Model] = []
+        services: list[InferenceService] = []
+        for document in documents:
+            if isinstance(document, Runtime):
+                runtimes.append(document)
+            elif isinstance(document, Model):
+                models.append(document)
+            else:
+                services.append(document)
+        return cls(
+            tuple(runtimes), tuple(models), tuple(services), ome_version, model_cache_provider
+        )
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        return (*self.runtimes, *self.models, *self.services)
+
+    def laid_over(
+        self, given: Iterable[Document], deleted: Iterable[ObjectKey] = ()
+    ) -> CatalogView:
+        """This cluster after ``kubectl apply`` of ``given`` and the deletion of ``deleted``."""
+        return CatalogView.of(
+            overlaid(self.documents, given, deleted=deleted),
+            ome_version=self.ome_version,
+            model_cache_provider=self.model_cache_provider,
+        )
+
+    def with_settings(self, ome_version: str, model_cache_provider: str | None) -> CatalogView:
+        return replace(self, ome_version=ome_version, model_cache_provider=model_cache_provider)
 
 
 def model_not_found(name: str) -> str:
@@ -60,19 +140,6 @@ def find_inference_service(
     services: Iterable[InferenceService], namespace: str, name: str
 ) -> InferenceService | None:
     return next((s for s in services if s.name == name and s.namespace == namespace), None)
-
-
-def overlay(stored: Iterable[Runtime], given: Iterable[Runtime], namespace: str) -> list[Runtime]:
-    """The stored runtimes with those the request gives laid over them: same kind, namespace and
-    name replaces (a ServingRuntime without a namespace lands in the target namespace)."""
-
-    def key(runtime: Runtime) -> tuple[str, str, str]:
-        where = "" if runtime.is_cluster else (runtime.namespace or namespace)
-        return runtime.kind, where, runtime.name
-
-    given = list(given)
-    replaced = {key(runtime) for runtime in given}
-    return [runtime for runtime in stored if key(runtime) not in replaced] + given
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,17 +202,13 @@ def _resolved(
 
 
 def planned_rankings(
-    models: Iterable[Model],
-    services: Iterable[InferenceService],
-    *,
-    namespace: str | None = None,
-    unnamed: bool = False,
+    view: CatalogView, *, namespace: str | None = None, unnamed: bool = False
 ) -> int:
     """How many rankings ``selections`` (and, with ``unnamed``, ``unnamed_model_rows``) will
     compute: one per distinct question. Linear, and cheap next to one ranking, so that work
     over a bound can be refused before it starts (SPEC §17 "Bounded work")."""
-    lookup = ModelLookup(models)
-    services = tuple(services)
+    lookup = ModelLookup(view.models)
+    services = view.services
     questions = set()
     for isvc in checked(services):
         found = _resolved(lookup, isvc, namespace)
@@ -154,21 +217,13 @@ def planned_rankings(
     return len(questions) + (len(_unnamed(lookup, services)) if unnamed else 0)
 
 
-def selections(
-    models: tuple[Model, ...],
-    runtimes: tuple[Runtime, ...],
-    services: Iterable[InferenceService],
-    *,
-    ome_version: str,
-    model_cache_provider: str | None,
-    namespace: str | None = None,
-) -> list[SelectionRow]:
+def selections(view: CatalogView, *, namespace: str | None = None) -> list[SelectionRow]:
     """Every InferenceService (of ``namespace`` when given) with its outcome, by namespace and
     name. Rankings are computed once per distinct question, not once per InferenceService."""
     rows = []
-    lookup = ModelLookup(models)
+    lookup = ModelLookup(view.models)
     rankings: dict[tuple, Ranking] = {}
-    for isvc in checked(services):
+    for isvc in checked(view.services):
         found = _resolved(lookup, isvc, namespace)
         if found is None:
             continue
@@ -181,10 +236,10 @@ def selections(
         if ranking is None:
             request = RankRequest(
                 model,
-                runtimes,
+                view.runtimes,
                 isvc,
-                ome_version=ome_version,
-                model_cache_provider=model_cache_provider,
+                ome_version=view.ome_version,
+                model_cache_provider=view.model_cache_provider,
             )
             ranking = rankings[question] = rank_runtimes(request)
         rows.append(ranked_row(isvc.namespace, isvc.name, model.name, ranking))
@@ -205,21 +260,17 @@ def _unnamed(lookup: ModelLookup, services: Iterable[InferenceService]) -> list[
     ]
 
 
-def unnamed_model_rows(
-    models: tuple[Model, ...],
-    runtimes: tuple[Runtime, ...],
-    services: Iterable[InferenceService],
-    *,
-    ome_version: str,
-    model_cache_provider: str | None,
-) -> list[SelectionRow]:
+def unnamed_model_rows(view: CatalogView) -> list[SelectionRow]:
     """SPEC §19: a row for every model that no InferenceService names, ranked as a request with
     the model alone ranks it (``name`` empty); by namespace (cluster models first) and name."""
     rows = []
-    for model in _unnamed(ModelLookup(models), services):
+    for model in _unnamed(ModelLookup(view.models), view.services):
         ranking = rank_runtimes(
             RankRequest(
-                model, runtimes, ome_version=ome_version, model_cache_provider=model_cache_provider
+                model,
+                view.runtimes,
+                ome_version=view.ome_version,
+                model_cache_provider=view.model_cache_provider,
             )
         )
         namespace = ranking.namespace if model.namespace is None else model.namespace
@@ -229,12 +280,14 @@ def unnamed_model_rows(
 
 
 __all__ = [
+    "CatalogView",
     "ModelLookup",
     "SelectionRow",
     "find_inference_service",
     "find_model",
     "model_not_found",
-    "overlay",
+    "object_key",
+    "overlaid",
     "planned_rankings",
     "question_of",
     "selections",

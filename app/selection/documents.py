@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 NAMESPACED = "Namespaced"
 CLUSTER = "Cluster"
+# SPEC §1: the OME version emulated when a request (or a cluster's settings) names none.
+DEFAULT_OME_VERSION = "1.3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +190,7 @@ class RankRequest:
     runtimes: tuple[Runtime, ...]
     inference_service: InferenceService | None = None
     namespace: str | None = None  # the request's own ``namespace`` (empty = absent)
-    ome_version: str = "1.3"
+    ome_version: str = DEFAULT_OME_VERSION
     model_cache_provider: str | None = None  # SPEC §2; None: none configured
     others: tuple[OtherObject, ...] = ()
     repeated: tuple[RepeatedObject, ...] = ()

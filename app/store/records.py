@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from app.selection.documents import InferenceService, Model, Runtime
+from app.selection.catalog import CatalogView
+from app.selection.documents import DEFAULT_OME_VERSION, InferenceService, Model, Runtime
 
 # Every kind a store holds, in the order objects are listed (byte order, as the key sorts).
 KINDS = (
@@ -88,7 +89,7 @@ RUNTIME_KINDS = frozenset({"ClusterServingRuntime", "ServingRuntime"})
 class ClusterSettings:
     """``PUT /v1/clusters/{cluster}``'s body (SPEC §17)."""
 
-    ome_version: str = "1.3"
+    ome_version: str = DEFAULT_OME_VERSION
     model_cache_provider: str | None = None
     description: str | None = None
 
@@ -180,6 +181,17 @@ class CatalogDocuments:
     runtimes: tuple[Runtime, ...]
     models: tuple[Model, ...]
     inference_services: tuple[InferenceService, ...]
+
+    def view(self) -> CatalogView:
+        """The documents as the rules take them, with the cluster's settings."""
+        settings = self.info.settings
+        return CatalogView(
+            self.runtimes,
+            self.models,
+            self.inference_services,
+            settings.ome_version,
+            settings.model_cache_provider,
+        )
 
     @classmethod
     def of(cls, info: ClusterInfo, documents: Iterable[Document]) -> CatalogDocuments:

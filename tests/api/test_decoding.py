@@ -1,6 +1,6 @@
 """Request-body decoding: JSON objects and kubectl-style YAML streams, and their bounds.
 
-Depth, as in app/api/decoding.py: every object/mapping or array/sequence is one level deeper
+Depth, as in app/reading/decoding.py: every object/mapping or array/sequence is one level deeper
 than the collection holding it; the top-level object is depth 1; scalars add nothing. So
 ``{"kind": "BaseModel", "d": [[]]}`` has depth 3, and YAML aliases count as if expanded.
 """
@@ -14,9 +14,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.decoding import MAX_DEPTH, MalformedRequest, _json_depth, decode_json_body
-from app.api.manifests import ModelNotInStream, read_yaml_stream
-from app.api.yaml_stream import MAX_ALIASES, MAX_NODES
+from app.reading.decoding import MAX_DEPTH, MalformedRequest, decode_json_body, json_depth
+from app.reading.manifests import ModelNotInStream, read_yaml_stream
+from app.reading.yaml_loader import MAX_ALIASES, MAX_NODES
 
 
 def decode_yaml_body(raw: bytes) -> dict:
@@ -111,7 +111,7 @@ def test_json_integer_longer_than_pythons_digit_limit_is_malformed():
     malformed(decode_json_body, b'{"a": ' + b"9" * 5000 + b"}", "integer is too long")
 
 
-def test_json_depth_200_is_accepted_and_201_rejected():
+def testjson_depth_200_is_accepted_and_201_rejected():
     assert tree_depth(decode_json_body(nested(MAX_DEPTH).encode())) == MAX_DEPTH
     malformed(decode_json_body, nested(MAX_DEPTH + 1).encode(), "nested deeper than 200 levels")
 
@@ -151,7 +151,7 @@ json_values = st.recursive(
 @given(json_values, st.booleans(), st.sampled_from([None, 1]))
 def test_json_byte_scan_depth_matches_the_decoded_tree(value, ensure_ascii, indent):
     raw = json.dumps(value, ensure_ascii=ensure_ascii, indent=indent).encode()
-    assert _json_depth(raw) == tree_depth(value)
+    assert json_depth(raw) == tree_depth(value)
     assert decode_json_body(json.dumps({"v": value}).encode()) == {"v": value}
 
 

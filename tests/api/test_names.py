@@ -9,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from app.api.rendering import printable
+from app.rendering.encode import printable
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 YAML = {"Content-Type": "application/yaml"}

@@ -12,10 +12,10 @@ from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate
 
 from app.api.examples import SEED_YAML_PATH
-from app.api.openapi import SERVICE_VERSION
 from app.api.openapi_paths import YAML_REQUEST_TYPES
 from app.errors import HTTP_CODES, ApiError
 from app.schemas.api import ERROR_CODES
+from app.version import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -77,9 +77,10 @@ def test_ranking_bodies_in_every_content_type(spec):
 
 
 def _readme_error_table() -> set[tuple[str, str]]:
-    """(status, code) of each row of the README's error table."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return set(re.findall(r"^\| (\d{3}) \| `(\w+)` \|", readme, flags=re.MULTILINE))
+    """(status, code) of each row of the error table of docs/api.md."""
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    errors = page[page.index("\n## Errors\n") :]
+    return set(re.findall(r"^\| (\d{3}) \| `(\w+)` \|", errors, flags=re.MULTILINE))
 
 
 def _error_codes(spec: dict, response: dict) -> set[str]:
@@ -165,9 +166,12 @@ def test_the_spec_states_the_deployments_limits(make_app):
         assert "413" in spec["paths"][path]["post"]["responses"]
 
 
-def test_the_spec_version_is_the_projects():
+def test_the_spec_version_is_the_projects(client):
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["project"]["version"] == SERVICE_VERSION
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "app.version.__version__"
+    }
+    assert client.get("/openapi.json").get_json()["info"]["version"] == __version__
 
 
 def test_the_spec_is_built_once_per_app(app, client):

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from app import deadline
 from app.cache import CachedAnswer, get_ranking_cache
 from app.cache.framing import CorruptEntry
 from app.errors import DeadlineExceeded
+from app.http import deadline
+from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -47,7 +48,7 @@ def dead_redis_port() -> Iterator[int]:
 def test_healthz(client):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok"}
+    assert response.get_json() == {"status": "ok", "version": __version__}
     assert response.headers["Cache-Control"] == "no-store"
 
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 import yaml
-from flask import g
 
 from app.cache import get_ranking_cache, keys
 from app.cache.framing import CachedAnswer
+from app.http import record
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 JSON = {"Content-Type": "application/json"}
@@ -193,12 +193,12 @@ def test_no_cache_bypasses_the_read_not_the_write(api, cached_app):
     assert (stats["bypasses"], stats["hits"], stats["misses"]) == (2, 1, 0)
 
 
-def test_cache_result_is_left_in_g_for_every_request(cached_app):
+def test_cache_result_is_left_in_the_record_of_every_request(cached_app):
     seen = []
 
     @cached_app.after_request
     def remember(response):
-        seen.append(g.get("cache_result"))
+        seen.append(record.this_request().cache_result)
         return response
 
     api = cached_app.test_client()
@@ -216,7 +216,11 @@ def test_a_miss_leaves_the_ranking_for_the_logs(cached_app):
     @cached_app.after_request
     def remember(response):
         seen.append(
-            (g.get("runtime_count"), g.get("ranking") is not None, "selection_seconds" in g)
+            (
+                record.this_request().runtime_count,
+                record.this_request().ranking is not None,
+                record.this_request().selection_seconds is not None,
+            )
         )
         return response
 
@@ -274,7 +278,7 @@ def test_a_cached_ome_error_leaves_its_code_for_the_log_line(cached_app):
 
     @cached_app.after_request
     def remember(response):
-        seen.append((g.get("cache_result"), g.get("error_code")))
+        seen.append((record.this_request().cache_result, record.this_request().error_code))
         return response
 
     api = cached_app.test_client()

@@ -1,11 +1,13 @@
 """The command as installed: the console script pyproject declares, ``python -m app.cli``, the
-files an installed copy needs, ``ome-ranker serve``, and the README's CI examples."""
+files an installed copy needs, ``ome-ranker serve``, the version, and the CI examples of
+docs/cli.md."""
 
 from __future__ import annotations
 
 import http.client
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -14,7 +16,8 @@ import tomllib
 
 import yaml
 
-from tests.cli.support import ROOT
+from app.version import __version__
+from tests.cli.support import ROOT, invoke
 from tests.hostile.service import free_port
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -52,14 +55,19 @@ def test_every_file_the_packages_read_is_package_data():
     assert (ROOT / "config" / "gunicorn.conf.py").resolve() in declared
 
 
-def test_python_m_app_cli():
-    result = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--help"],
+def python_m_app_cli(*args: str) -> subprocess.CompletedProcess:
+    """The command run from the checkout, as a developer runs it without installing."""
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_python_m_app_cli():
+    result = python_m_app_cli("--help")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Usage: ome-ranker [OPTIONS] COMMAND [ARGS]...")
     for command in ("rank", "select", "lint", "impact", "selections", "push", "serve", "token"):
@@ -144,13 +152,13 @@ def test_serve_refuses_open_access_on_an_address_others_reach(tmp_path):
 
 
 def _fenced_yaml(section: str) -> list[str]:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index(f"## {section}\n")
-    end = readme.index("\n## ", start + 1)
-    return re.findall(r"```yaml\n(.*?)```", readme[start:end], re.DOTALL)
+    page = (ROOT / "docs" / "cli.md").read_text()
+    start = page.index(f"## {section}\n")
+    end = page.find("\n## ", start + 1)
+    return re.findall(r"```yaml\n(.*?)```", page[start : end if end >= 0 else None], re.DOTALL)
 
 
-def test_the_readmes_ci_jobs_are_yaml_that_runs_the_command():
+def test_the_ci_jobs_are_yaml_that_runs_the_command():
     blocks = _fenced_yaml("Use it in CI")
     assert len(blocks) == 2
     github, gitlab = (yaml.safe_load(block) for block in blocks)
@@ -164,3 +172,43 @@ def test_the_readmes_ci_jobs_are_yaml_that_runs_the_command():
         assert "ome-ranker lint -R -f manifests/" in script
         assert re.search(r"ome-ranker select -f manifests/ .*--expect ", script)
         assert "pip install" in script
+        assert "your-org" not in script  # no placeholder to install from
+
+
+def test_the_ci_jobs_commands_pass_on_the_example_repository():
+    """The steps that need no service, on examples/manifests/ (a repository's manifests/)."""
+    github, _ = (yaml.safe_load(block) for block in _fenced_yaml("Use it in CI"))
+    steps = next(iter(github["jobs"].values()))["steps"]
+    commands = [
+        step["run"]
+        for step in steps
+        if step.get("run", "").startswith("ome-ranker ") and not step.get("env")
+    ]
+    assert len(commands) == 2
+    for command in commands:
+        args = shlex.split(
+            command.replace("manifests/", str(ROOT / "examples" / "manifests") + "/")
+        )
+        result = invoke(*args[1:])
+        assert result.exit_code == 0, (command, result.stdout, result.stderr)
+
+
+def test_the_version_has_one_source():
+    """app/version.py, which the package's metadata reads and --version prints, from a checkout
+    as installed."""
+    assert "version" in PYPROJECT["project"]["dynamic"]
+    assert "version" not in PYPROJECT["project"]
+    dynamic = PYPROJECT["tool"]["setuptools"]["dynamic"]
+    assert dynamic["version"] == {"attr": "app.version.__version__"}
+    result = python_m_app_cli("--version")
+    assert (result.returncode, result.stdout) == (0, f"ome-ranker, version {__version__}\n")
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## {re.escape(__version__)}\b", changelog, flags=re.MULTILINE)
+
+
+def test_the_licence_is_declared_and_shipped():
+    assert PYPROJECT["project"]["license"] == "Apache-2.0"
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.split()[:4] == ["Apache", "License", "Version", "2.0,"]
+    assert "END OF TERMS AND CONDITIONS" in text

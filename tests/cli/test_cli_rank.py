@@ -78,12 +78,14 @@ def test_namespace_moves_the_target_namespace():
     assert json.loads(result.stdout)["selected"]["name"] == "vllm-llama"
 
 
-def test_a_directory_without_R_reads_only_its_own_files(tree):
+def test_a_directory_without_R_reads_only_its_own_files_and_says_so(tree):
     # app.yaml alone: the model and its InferenceService, no runtime: OME finds none.
     result = invoke("select", "-f", str(tree))
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert result.stderr.startswith(
+    unread, refusal = result.stderr.splitlines()[:2]
+    assert unread == f"Warning: not read without -R: {tree / 'runtimes'}/ (3 files)"
+    assert refusal.startswith(
         "error: no runtime found to support model safetensors with format safetensors in "
         "namespace demo"
     )

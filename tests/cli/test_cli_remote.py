@@ -347,3 +347,18 @@ def test_tls_is_verified_with_the_ca_file(answering, tmp_path):
     assert untrusted.exit_code == 3
     assert untrusted.stderr.startswith(f"error: cannot reach {server}: TLS: ")
     assert "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
+
+
+def test_push_and_a_catalogs_impact_name_the_subdirectories_they_did_not_read(service, tree):
+    server = ("--server", url(service))
+    unread = f"Warning: not read without -R: {tree / 'runtimes'}/ (3 files)\n"
+    pushed = invoke("push", "unread", "-f", str(tree), "--create", *server)
+    assert pushed.exit_code == 0, pushed.stderr
+    assert pushed.stderr == unread
+    # app.yaml alone: its model and InferenceService (the Namespace is not stored).
+    assert pushed.stdout.splitlines()[0] == "cluster unread: 2 objects stored, generation 2"
+    whole = invoke("push", "unread", "-R", "-f", str(tree), *server)
+    assert (whole.exit_code, whole.stderr) == (0, "")
+    moved = invoke("impact", "--cluster", "unread", "-f", str(tree), *server)
+    assert moved.stderr.startswith(unread)
+    assert moved.stderr.endswith(" would change (read 3 objects from -f)\n")

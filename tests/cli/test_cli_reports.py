@@ -80,7 +80,9 @@ def test_impact_of_a_change_that_moves_an_inference_service(tmp_path):
         "llama-demo   chat               llama-3-2-3b-instruct   team-llama   vllm-llama   "
         f"Runtime vllm-llama will be auto-selected for model {SEED_MODEL}",
     ]
-    assert result.stderr == "1 of 1 InferenceService would change\n"
+    assert result.stderr == (
+        "1 of 1 InferenceService would change (read 6 objects from --current, 6 from --proposed)\n"
+    )
     failing = invoke(*args, "--fail-on-change", "-o", "json")
     assert failing.exit_code == 1
     answer = json.loads(failing.stdout)
@@ -96,7 +98,7 @@ def test_impact_without_change(tmp_path):
     assert (result.exit_code, result.stdout, result.stderr) == (
         0,
         "",
-        "0 of 1 InferenceService would change\n",
+        "0 of 1 InferenceService would change (read 6 objects from --current, 6 from --proposed)\n",
     )
 
 
@@ -140,5 +142,8 @@ def test_selections_namespace_filters_only_a_catalog(tree):
 def test_selections_exit_1_when_an_inference_service_gets_no_runtime(tree):
     result = invoke("selections", "-f", str(tree))  # no -R: no runtime at all
     assert result.exit_code == 1
-    assert result.stderr == "error: 1 InferenceService would get no runtime\n"
+    assert result.stderr == (
+        f"Warning: not read without -R: {tree / 'runtimes'}/ (3 files)\n"
+        "error: 1 InferenceService would get no runtime\n"
+    )
     assert result.stdout.splitlines()[1].split()[:4] == ["demo", "chat", "llama", "-"]

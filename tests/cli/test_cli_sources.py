@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from app.cli.sources import STDIN_NAME, SourceError, files_of, parse, read_manifests
-from tests.cli.support import SEED, line_of
+from app.cli.sources import (
+    STDIN_NAME,
+    SourceError,
+    files_of,
+    parse,
+    read_manifests,
+    unread_subdirectories,
+)
+from tests.cli.support import SEED, invoke, line_of
 
 
 def origins(manifests) -> list[tuple[str, str, str]]:
@@ -124,3 +131,49 @@ def test_tree_lines(tree):
     qwen = tree / "runtimes" / "more" / "qwen.yml"
     item = line_of(qwen, "kind: ClusterServingRuntime") - 1  # the List item's "- apiVersion"
     assert origins(found)[-1] == ("ClusterServingRuntime", "sglang", f"{qwen}:{item}")
+
+
+def test_unread_subdirectories_are_what_only_R_reads(tree):
+    """Counted as -R would read them: manifest files at any depth; a README is not one."""
+    (tree / "docs").mkdir()
+    (tree / "docs" / "notes.md").write_text("not a manifest\n")
+    (tree / "linked").symlink_to(tree / "runtimes")  # -R does not follow it either
+    assert unread_subdirectories(str(tree)) == [(f"{tree / 'runtimes'}/", 3)]
+    assert unread_subdirectories(str(tree / "app.yaml")) == []
+    assert unread_subdirectories(str(tree / "runtimes" / "more")) == []
+
+
+def unread_warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "not read without -R" in line]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("rank", "--model", "llama", "-f", "{tree}"),
+        ("select", "-f", "{tree}"),
+        ("lint", "-f", "{tree}"),
+        ("selections", "-f", "{tree}"),
+        ("impact", "--current", "{tree}", "--proposed", "{tree}/app.yaml"),
+        ("impact", "--current", "{tree}/app.yaml", "--proposed", "{tree}"),
+        # Both sides the same directory, named two ways: one line.
+        ("impact", "--current", "{tree}", "--proposed", "{tree}/"),
+    ],
+)
+def test_every_command_names_the_subdirectories_it_did_not_read(tree, command):
+    args = [arg.format(tree=tree) for arg in command]
+    result = invoke(*args)
+    assert unread_warnings(result.stderr) == [
+        f"Warning: not read without -R: {tree / 'runtimes'}/ (3 files)"
+    ]
+    with_r = invoke(*args, "-R")
+    assert unread_warnings(with_r.stderr) == []
+
+
+def test_the_subdirectories_of_each_directory_given_are_named_once(tree):
+    more = tree / "runtimes" / "more"
+    result = invoke("lint", "-f", str(tree), "-f", str(tree / "runtimes"), "-f", str(tree))
+    assert unread_warnings(result.stderr) == [
+        f"Warning: not read without -R: {tree / 'runtimes'}/ (3 files)",
+        f"Warning: not read without -R: {more}/ (1 file)",
+    ]

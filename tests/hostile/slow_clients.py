@@ -39,10 +39,12 @@ class Report:
         return max((seconds for _, seconds, _ in self.probes), default=0.0)
 
     def summary(self) -> str:
+        # A slow client is usually cut off before any answer: say so, not "(answers )".
         answered = ", ".join(f"{status}: {n}" for status, n in sorted(self.answers.items()))
         return (
             f"{len(self.probes)} probes, slowest {self.slowest:.3f} s, {len(self.failures)} "
-            f"failed; slow clients opened {self.connections} connections (answers {answered})"
+            f"failed; slow clients opened {self.connections} connections "
+            f"({f'answers {answered}' if answered else 'no answers'})"
         )
 
 

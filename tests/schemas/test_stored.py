@@ -9,7 +9,7 @@ import pytest
 import yaml
 from marshmallow import fields
 
-from app.api.manifests import collect
+from app.reading.manifests import collect
 from app.schemas.documents import (
     inference_service_document_schema,
     model_document_schema,

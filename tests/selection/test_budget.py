@@ -14,7 +14,7 @@ import pytest
 from app.schemas.objects import load_object
 from app.selection import budget
 from app.selection.admission import admit, planned_admission_rankings
-from app.selection.catalog import planned_rankings, selections, unnamed_model_rows
+from app.selection.catalog import CatalogView, planned_rankings, selections, unnamed_model_rows
 from app.selection.documents import RankRequest, Runtime
 from app.selection.ranking import rank_runtimes
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc
@@ -66,12 +66,10 @@ def _checks_of(work) -> int:
 WORKLOADS = {
     "rank": lambda models, runtimes, services: rank_runtimes(RankRequest(models[0], runtimes)),
     "selections": lambda models, runtimes, services: selections(
-        models, runtimes, services, ome_version="1.3", model_cache_provider=None
+        CatalogView(runtimes, models, services)
     ),
-    "unnamed": lambda models, runtimes, services: unnamed_model_rows(
-        models, runtimes, (), ome_version="1.3", model_cache_provider=None
-    ),
-    "admit": lambda models, runtimes, services: admit(runtimes, models, services),
+    "unnamed": lambda models, runtimes, services: unnamed_model_rows(CatalogView(runtimes, models)),
+    "admit": lambda models, runtimes, services: admit(CatalogView(runtimes, models, services)),
 }
 
 
@@ -90,17 +88,18 @@ def test_the_rules_stop_inside_their_loops_once_the_deadline_has_passed(name, cl
 
 def test_without_a_deadline_nothing_is_checked_against_a_clock(clock):
     models, runtimes, services = _documents(models=2, runtimes=5, services=3)
-    selections(models, runtimes, services, ome_version="1.3", model_cache_provider=None)
+    selections(CatalogView(runtimes, models, services))
     assert clock.readings == 0  # the pure tests and the CLI in process pay nothing
 
 
 def test_planned_rankings_count_distinct_questions():
     models, runtimes, services = _documents(models=3, runtimes=2, services=9)
+    view = CatalogView(runtimes, models, services)
     # 9 InferenceServices over 3 models in one namespace, no constraints: 3 questions.
-    assert planned_rankings(models, services) == 3
-    assert planned_rankings(models, services, namespace="elsewhere") == 0
-    assert planned_rankings(models, services, unnamed=True) == 3  # every model is named
-    assert planned_rankings(models, services[:1], unnamed=True) == 1 + 2
+    assert planned_rankings(view) == 3
+    assert planned_rankings(view, namespace="elsewhere") == 0
+    assert planned_rankings(view, unnamed=True) == 3  # every model is named
+    assert planned_rankings(replace(view, services=services[:1]), unnamed=True) == 1 + 2
     counted = []
 
     def count(*args, **kwargs):
@@ -112,21 +111,22 @@ def test_planned_rankings_count_distinct_questions():
     real = catalog.rank_runtimes
     catalog.rank_runtimes = count
     try:
-        selections(models, runtimes, services, ome_version="1.3", model_cache_provider=None)
+        selections(view)
     finally:
         catalog.rank_runtimes = real
-    assert len(counted) == planned_rankings(models, services)
+    assert len(counted) == planned_rankings(view)
 
 
 def test_planned_admission_rankings_count_what_the_webhook_ranks():
-    models, _runtimes, services = _documents(models=2, runtimes=2, services=6)
-    assert planned_admission_rankings(models, services) == 2
+    models, runtimes, services = _documents(models=2, runtimes=2, services=6)
+    view = CatalogView(runtimes, models, services)
+    assert planned_admission_rankings(view) == 2
     without_engine = tuple(replace(s, has_engine=False) for s in services)
-    assert planned_admission_rankings(models, without_engine) == 0
+    assert planned_admission_rankings(replace(view, services=without_engine)) == 0
     only = frozenset({("InferenceService", services[0].namespace, services[0].name)})
-    assert planned_admission_rankings(models, services, checked=only) == 1
+    assert planned_admission_rankings(view, checked=only) == 1
     runners = frozenset((s.namespace, s.name) for s in services)
-    assert planned_admission_rankings(models, services, full_runners=runners) == 0
+    assert planned_admission_rankings(view, full_runners=runners) == 0
 
 
 def test_peers_stay_linear_with_many_entries_and_protocols():
@@ -150,7 +150,7 @@ def test_peers_stay_linear_with_many_entries_and_protocols():
         for name in ("a", "b")
     )
     started = time.monotonic()
-    findings = admit(runtimes, (), ()).findings
+    findings = admit(CatalogView(runtimes)).findings
     assert time.monotonic() - started < 20  # catches a quadratic blow-up, not speed
     clashes = [f for f in findings if f.code == "SamePriority"]
     assert {f.name for f in clashes} == {"a", "b"}
@@ -166,5 +166,5 @@ def test_a_model_is_compared_with_the_runtimes_once():
     models = tuple(replace(model, name=f"m{i}") for i in range(2000))
     runtimes = tuple(loaded(runtime_doc(f"r{i}")) for i in range(2000))
     started = time.monotonic()
-    admit(runtimes, models, ())
+    admit(CatalogView(runtimes, models))
     assert time.monotonic() - started < 20

@@ -11,9 +11,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from app.api.manifests import read_yaml_stream
-from app.api.rendering import explain_table, ranking_body, select_body
 from app.errors import MODEL_NOT_READY_HINT
+from app.reading.manifests import read_yaml_stream
+from app.rendering.ranking import explain_table, ranking_body, select_body
 from app.schemas.requests import load_rank_request
 from app.selection.ranking import rank_runtimes
 

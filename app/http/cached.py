@@ -2,8 +2,8 @@
 route look their answer up, compute it on a miss, store it and build the response here.
 
 A request's cache session honours ``Cache-Control: no-cache`` (reads skipped, the answer still
-stored). ``X-Cache`` says ``hit``, ``miss`` or ``bypass``; a cached OME error (a 404/422 of
-``/v1/select``) leaves its code for the request log as a computed one does.
+stored). ``X-Cache`` says ``hit``, ``miss`` or ``bypass``; an OME error answered (a 404/422 of
+``/v1/select``), computed or cached, leaves its code for the request's log line.
 """
 
 from __future__ import annotations
@@ -11,20 +11,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from flask import Response, current_app, g, request
+from flask import Response, current_app, request
 
-from .framing import CachedAnswer
-from .ranking_cache import HIT, CacheSession
+from app.cache import CachedAnswer, get_ranking_cache
+from app.cache.ranking_cache import CacheSession
+
+from . import record
 
 Compute = Callable[[], CachedAnswer]
 
 
 def request_session() -> CacheSession:
     """This request's view of the app's ranking cache."""
-    from . import get_ranking_cache
-
     session = get_ranking_cache(current_app).session(bypass=bool(request.cache_control.no_cache))
-    g.cache_result = session.result
+    record.this_request().cache_result = session.result
     return session
 
 
@@ -57,11 +57,10 @@ def answer_in_two(
 
 def response(session: CacheSession, found: CachedAnswer) -> Response:
     """The HTTP response of an answer, with ``X-Cache``."""
-    g.cache_result = session.result
-    if found.status >= 400 and session.result == HIT:
-        # error_response() leaves the code for the log line when it is computed; a hit of an
-        # OME error must read the same.
-        g.error_code = json.loads(found.body)["error"]["code"]
+    seen = record.this_request()
+    seen.cache_result = session.result
+    if found.status >= 400:  # an OME error, computed or cached: its code for the log line
+        seen.error_code = json.loads(found.body)["error"]["code"]
     served = Response(found.body, status=found.status, content_type=found.content_type)
     served.headers["X-Cache"] = session.result
     return served

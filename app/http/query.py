@@ -7,6 +7,8 @@ from flask import Flask, Response, request
 
 from app import errors
 from app.schemas.names import label_problem
+from app.schemas.requests import version_problem
+from app.selection.documents import DEFAULT_OME_VERSION
 
 
 def _check_namespace() -> None:
@@ -15,6 +17,20 @@ def _check_namespace() -> None:
         problem = label_problem(value) if value else None
         if problem is not None:
             raise errors.InvalidDocument({"namespace": [problem]})
+
+
+def ome_version(default: str = DEFAULT_OME_VERSION) -> str:
+    """``?omeVersion=``, or ``default`` (a cluster's setting); 422 for one that is not a version."""
+    version = request.args.get("omeVersion") or default
+    problem = version_problem(version)
+    if problem is not None:
+        raise errors.InvalidDocument({"omeVersion": [problem]})
+    return version
+
+
+def model_cache_provider(default: str | None = None) -> str | None:
+    """``?modelCacheProvider=``, or ``default`` (a cluster's setting)."""
+    return request.args.get("modelCacheProvider") or default
 
 
 CATALOG_PATHS = "/v1/clusters"

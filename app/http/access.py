@@ -8,12 +8,13 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import Response, current_app, g, request
+from flask import Response, current_app, request
 
 from app import errors
 from app.auth import Token
 from app.catalog import get_access, get_store
 from app.store import (
+    CatalogDocuments,
     ClusterInfo,
     ClusterNotFound,
     LimitExceeded,
@@ -22,6 +23,8 @@ from app.store import (
     StoreUnavailable,
 )
 from app.store.records import check_cluster_name
+
+from . import record
 
 log = logging.getLogger("app.catalog")
 # The setting behind each bound of a store (app/store/records.py BOUNDS).
@@ -45,8 +48,15 @@ def caller() -> Token:
                 "(OME_RANKER_TOKENS_FILE) and OME_RANKER_AUTH is not none"
             )
         raise errors.Unauthorized("send Authorization: Bearer <token>")
-    g.token_name = token.name  # for the request's log line, never the secret
+    record.this_request().token_name = token.name  # for the log line, never the secret
     return token
+
+
+def stateless_access() -> None:
+    """SPEC §17: the stateless endpoints stay open unless OME_RANKER_AUTH_STATELESS=true, which
+    asks any known token of them; the catalog ones check the cluster's token themselves."""
+    if current_app.config["AUTH_STATELESS"] and not request.path.startswith("/v1/clusters/"):
+        caller()
 
 
 def cluster_name(cluster: str) -> str:
@@ -60,16 +70,21 @@ def cluster_name(cluster: str) -> str:
 
 
 def may_read(cluster: str) -> Token:
-    token = caller()
-    if not token.can_read(cluster):
-        raise errors.Forbidden(f"token {token.name} may not read cluster {cluster}")
-    return token
+    """The request's token, which may read ``cluster`` (a path's name, checked first)."""
+    return _may(cluster, "read")
 
 
 def may_write(cluster: str) -> Token:
+    """The request's token, which may write ``cluster`` (a path's name, checked first)."""
+    return _may(cluster, "write")
+
+
+def _may(cluster: str, action: str) -> Token:
+    cluster_name(cluster)
     token = caller()
-    if not token.can_write(cluster):
-        raise errors.Forbidden(f"token {token.name} may not write cluster {cluster}")
+    allowed = token.can_read(cluster) if action == "read" else token.can_write(cluster)
+    if not allowed:
+        raise errors.Forbidden(f"token {token.name} may not {action} cluster {cluster}")
     return token
 
 
@@ -132,6 +147,14 @@ def not_modified(info: ClusterInfo) -> Response | None:
         response.headers["ETag"] = etag(info)
         return response
     return None
+
+
+def documents_or_404(cluster: str) -> CatalogDocuments:
+    """The cluster's documents, as ranking reads them."""
+    documents = get_store().read_documents(cluster)
+    if documents is None:
+        raise errors.ClusterNotFound(f"cluster {cluster} not found")
+    return documents
 
 
 def info_or_404(cluster: str) -> ClusterInfo:

@@ -12,18 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.errors import MalformedRequest, ModelNotFound
 from app.schemas.documents import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from app.selection.documents import OtherObject, RepeatedObject
 
-from . import yaml_stream
-from .decoding import MalformedRequest, clip
+from .decoding import clip
+from .yaml_loader import load_documents
 
 LIST_KIND = "List"
 
 
-class ModelNotInStream(Exception):
+class ModelNotInStream(ModelNotFound):
     """The stream's InferenceService names a model the stream does not hold: OME's lookup of
-    that model fails (SPEC §17 "Finding the model"), an answer rather than a malformed body."""
+    that model fails (SPEC §17 "Finding the model"), an answer (404) rather than a malformed
+    body."""
 
     def __init__(self, name: str) -> None:
         super().__init__(f"No BaseModel or ClusterBaseModel with the name: {name}")
@@ -183,11 +185,19 @@ def read_stream(
     )
 
 
-def yaml_documents(raw: bytes) -> list:
-    """A YAML body's documents, loaded with the bounds of ``yaml_stream`` (UTF-8 only)."""
-    return yaml_stream.load_documents(raw)
-
-
 def read_yaml_stream(raw: bytes, *, require_model: bool = True) -> ManifestStream:
     """A YAML request body read as a manifest stream."""
-    return read_stream(yaml_documents(raw), require_model=require_model)
+    return read_stream(load_documents(raw), require_model=require_model)
+
+
+def request_of(is_yaml: bool, data: Any, *, require_model: bool = True) -> ManifestStream:
+    """The request a decoded body makes (``decoding.decode_body``). SPEC §15: a JSON object with
+    a top-level ``kind`` is a manifest (one object or a ``kind: List``), an array a list of
+    manifests; any other object is the request itself."""
+    if is_yaml:
+        return read_stream(data, require_model=require_model)
+    if isinstance(data, list):
+        return read_stream(data, "array item", 0, require_model=require_model)
+    if "kind" in data:
+        return read_stream([data], "manifest", require_model=require_model)
+    return ManifestStream(request=data)

@@ -3,7 +3,6 @@ the last of each kind, namespace and name kept, other kinds reported."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,8 +14,8 @@ from app.selection.documents import InferenceService, Model, OtherObject, Repeat
 from app.selection.warnings import repeat_warnings
 from app.store import StoredObject
 
-from . import decoding, manifests
-from .views import body_payload
+from . import manifests
+from .decoding import decode_body
 
 Document = Runtime | Model | InferenceService
 
@@ -30,50 +29,33 @@ class ObjectStream:
     invalid: list[Finding] = field(default_factory=list)  # the API server's refusals
     full_runners: set[tuple[str | None, str]] = field(default_factory=set)
 
-    def documents(self) -> tuple[list[Runtime], list[Model], list[InferenceService]]:
-        return split_documents(item.document for item in self.objects)
+    def documents(self) -> list[Document]:
+        """The valid objects' documents, in order."""
+        return [item.document for item in self.objects]
 
     def refuse_invalid(self) -> None:
         if self.problems:
             raise errors.InvalidDocument(self.problems)
 
 
-def split_documents(
-    documents: Iterable[Document],
-) -> tuple[list[Runtime], list[Model], list[InferenceService]]:
-    """Runtimes, models and InferenceServices, each in the given order."""
-    runtimes, models, services = [], [], []
-    for document in documents:
-        if isinstance(document, Runtime):
-            runtimes.append(document)
-        elif isinstance(document, Model):
-            models.append(document)
-        else:
-            services.append(document)
-    return runtimes, models, services
-
-
-def decoded_documents(raw: bytes) -> list:
+def decoded_documents(raw: bytes, mimetype: str) -> list:
     """A body's documents: a YAML stream, or JSON (one object, a List, an array)."""
-    is_yaml, data = body_payload(raw)
+    is_yaml, data = decode_body(raw, mimetype)
     return data if is_yaml or isinstance(data, list) else [data]
 
 
-def read_objects(raw: bytes, limit: int | None = None) -> ObjectStream:
+def read_objects(raw: bytes, mimetype: str, limit: int | None = None) -> ObjectStream:
     """The body's objects; 400 when it does not decode, 422 (``LimitExceeded``) over ``limit``.
     Invalid objects are collected, not raised: see ``ObjectStream.refuse_invalid``."""
-    return objects_in(decoded_documents(raw), limit=limit)
+    return objects_in(decoded_documents(raw, mimetype), limit=limit)
 
 
 def objects_in(
     documents: list, what: str = "document", first: int = 1, limit: int | None = None
 ) -> ObjectStream:
     """The objects of decoded documents, labelled ``<what> <n>`` from ``first``."""
-    try:
-        found = manifests.collect(documents, what, first)
-        read, others = manifests.split_objects(found)
-    except decoding.MalformedRequest as error:
-        raise errors.MalformedRequest(str(error)) from None
+    found = manifests.collect(documents, what, first)
+    read, others = manifests.split_objects(found)
     return objects_of(read, others, limit)
 
 

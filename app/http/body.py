@@ -1,4 +1,5 @@
-"""The request body, read once, bounded, and with every way of reading it failing as a JSON 4xx.
+"""The request body, read once, bounded, and with every way of reading it failing as a JSON 4xx;
+then decoded by its ``Content-Type`` (app/reading).
 
 Under gunicorn, ``wsgi.input`` parses the body's framing as it is read: a malformed chunked body
 (a bad chunk size or extension, a chunk without its CRLF, a bad trailer, a connection closed
@@ -9,12 +10,18 @@ fault, so they are answered as a 400 ``MalformedRequest`` here instead of reachi
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import current_app, request
 from gunicorn.http.errors import NoMoreData, ParseException
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
-from app import deadline
 from app.errors import MalformedRequest, RequestTimeout
+from app.reading.decoding import decode_body, decode_json_body
+from app.reading.manifests import ManifestStream, request_of
+from app.reading.objects import ObjectStream, read_objects
+
+from . import deadline
 
 # Bodies larger than this are read in steps of this size, with a deadline check between two.
 READ_STEP = 1024 * 1024
@@ -79,3 +86,29 @@ def _framing_message(error: Exception) -> str:
         return "the connection ended before the request body was complete"
     detail = str(error) or type(error).__name__
     return f"the request body is malformed (chunked encoding): {detail}"
+
+
+def content_type() -> str:
+    """The body's media type; none reads as JSON."""
+    return request.mimetype or "application/json"
+
+
+def json_body() -> dict | list:
+    """A body that can only be JSON (settings, ``/v1/impact``'s two streams)."""
+    return decode_json_body(read_body())
+
+
+def decoded(raw: bytes) -> tuple[bool, Any]:
+    """``(is_yaml, value)`` of a body read already (415 for another type)."""
+    return decode_body(raw, content_type())
+
+
+def ranking_request(raw: bytes, *, require_model: bool = True) -> ManifestStream:
+    """The request a ranking body makes: the request object itself, or manifests (SPEC §15)."""
+    is_yaml, data = decoded(raw)
+    return request_of(is_yaml, data, require_model=require_model)
+
+
+def objects(limit: int | None = None) -> ObjectStream:
+    """The body's objects, any number of each kind (lint, impact, selections, catalog writes)."""
+    return read_objects(read_body(), content_type(), limit=limit)

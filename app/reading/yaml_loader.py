@@ -50,9 +50,10 @@ from yaml.nodes import MappingNode, ScalarNode
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 
+from app.errors import MalformedRequest
 from app.selection.budget import DeadlinePassed, checkpoint
 
-from .decoding import MAX_DEPTH, MalformedRequest, check_utf8, clip
+from .decoding import MAX_DEPTH, check_utf8, clip
 
 try:  # libyaml scans and parses in C (5x faster); composing stays in Python, see _Composer
     from yaml.cyaml import CParser as _EventParser
@@ -336,6 +337,8 @@ class _Fallback(Exception):
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 _YAML11_ONLY = re.compile("[\x85\u2028\u2029\ufeff]")
 _BOM = "\ufeff".encode()
+# The escapes of the characters above (and of NBSP) in a double-quoted scalar.
+_YAML11_ESCAPE = re.compile(rb"\\[LPN_]")
 
 
 def _token_start(char: bytes, after: bytes, then: bytes = b"") -> tuple[bytes, re.Pattern]:
@@ -396,6 +399,8 @@ def _unsure(raw: bytes) -> bool:
             return True
     if b"\t" in raw:  # YAML 1.1 takes tabs in fewer places than ryml does
         return True
+    if b"\\" in raw and _YAML11_ESCAPE.search(raw):
+        return True  # \L \P \N \_ are line breaks to YAML 1.1's folding of a quoted scalar
     if raw.startswith(b"...") or b"\n..." in raw or b"\r..." in raw:
         return True  # YAML 1.1 wants `---` before a document that follows `...`; 1.2 does not
     if not raw.endswith(b"\n") and (b"|" in raw or b">" in raw):

@@ -12,6 +12,10 @@ from __future__ import annotations
 from flask import current_app
 
 from app import errors
+from app.reading.objects import ObjectStream
+from app.selection.documents import Runtime
+
+from .body import objects
 
 # Settings (config/settings.py) by the name of their environment variable, for the messages.
 MAX_RUNTIMES = ("MAX_RUNTIMES", "OME_RANKER_MAX_RUNTIMES")
@@ -59,3 +63,21 @@ def check_answer(rows: int, text_bytes: int) -> None:
     size = rows * ROW_BYTES + text_bytes
     if size > current_app.config[MAX_ANSWER_BYTES[0]]:
         raise limit_exceeded(MAX_ANSWER_BYTES, size, "bytes of answer (about)")
+
+
+def check_body_runtimes(stream: ObjectStream) -> None:
+    """SPEC §15's bound on a body's runtimes, on every endpoint as on ``/v1/rank`` (413)."""
+    count = sum(1 for item in stream.objects if isinstance(item.document, Runtime))
+    limit = current_app.config[MAX_RUNTIMES[0]]
+    if count > limit:
+        raise errors.PayloadTooLarge(
+            f"request has {count} runtimes; this service accepts at most {limit}"
+        )
+
+
+def objects_within_bounds() -> ObjectStream:
+    """The body's objects (lint, impact, selections): at most a cluster's worth, and at most
+    as many runtimes as one ranking reads."""
+    stream = objects(limit=current_app.config["MAX_OBJECTS_PER_CLUSTER"])
+    check_body_runtimes(stream)
+    return stream

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from flask import Flask, current_app
 
-from .errors import DeadlineExceeded
-from .selection.budget import DeadlinePassed, checkpoint, clear, remaining, start
+from app.errors import DeadlineExceeded
+from app.selection.budget import DeadlinePassed, checkpoint, clear, remaining, start
 
 __all__ = ["check", "clear", "init_app", "remaining", "start"]
 

@@ -1,7 +1,9 @@
-"""Turn a raw request body into a dict: JSON here, YAML streams in ``yaml_stream``.
+"""Turn a raw request body into a dict: JSON here, YAML streams in ``yaml_loader``.
 
-Pure functions over bytes, no Flask: the view only maps ``MalformedRequest`` to a 400, and all of
-this can be tested and fuzzed without an app. Only the top-level shape is checked here; the
+Pure functions over bytes, no Flask: what is wrong is ``app.errors.MalformedRequest`` (a 400,
+its message a human sentence naming the problem, sent verbatim: never a traceback or the body;
+quoted fragments, e.g. a kind, are clipped), and all of this can be tested and fuzzed without an
+app. Only the top-level shape is checked here; the
 documents themselves are validated later by the marshmallow schemas.
 
 Depth, the same for JSON and YAML: an object/mapping or array/sequence is one level deeper than
@@ -17,19 +19,11 @@ import re
 from itertools import accumulate
 from typing import Any
 
+from app.errors import MalformedRequest, UnsupportedMediaType
+
 MAX_DEPTH = 200
-
-
-class MalformedRequest(Exception):
-    """Body is not parseable or not the expected top-level shape -> HTTP 400 MalformedRequest.
-
-    ``str(exc)`` / ``exc.message`` is a human sentence naming the problem, sent to the client
-    verbatim: never a traceback or the body (quoted fragments, e.g. a kind, are clipped).
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+JSON_TYPES = frozenset({"application/json"})
+YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml"})
 
 
 def clip(value: object, limit: int = 80) -> str:
@@ -51,7 +45,7 @@ for _opening, _closing in (b"[]", b"{}"):
     _BRACKET_STEP[_opening], _BRACKET_STEP[_closing] = 1, -1
 
 
-def _json_depth(raw: bytes) -> int:
+def json_depth(raw: bytes) -> int:
     """Nesting depth of *valid* JSON, from its bytes, in C-level passes only.
 
     Drop escapes (``\\\\`` pairs, then ``\\"``), keep only quotes and brackets, drop every ``""``
@@ -90,6 +84,20 @@ def decode_json_body(raw: bytes) -> dict | list:
         names = {str: "string", bool: "boolean", type(None): "null"}
         got = names.get(type(data), "number")
         raise MalformedRequest(f"request body must be a JSON object or array, got {got}")
-    if _json_depth(raw) > MAX_DEPTH:  # after loads: the scan needs well-formed JSON
+    if json_depth(raw) > MAX_DEPTH:  # after loads: the scan needs well-formed JSON
         raise MalformedRequest(too_deep)
     return data
+
+
+def decode_body(raw: bytes, mimetype: str) -> tuple[bool, Any]:
+    """``(is_yaml, value)``: a YAML body's documents, or a JSON body's object or array;
+    ``MalformedRequest`` when it does not decode, ``UnsupportedMediaType`` for another type."""
+    if mimetype in JSON_TYPES or mimetype.endswith("+json"):
+        return False, decode_json_body(raw)
+    if mimetype in YAML_TYPES:
+        from .yaml_loader import load_documents
+
+        return True, load_documents(raw)
+    raise UnsupportedMediaType(
+        f"unsupported Content-Type {mimetype!r}: send application/json or application/yaml"
+    )

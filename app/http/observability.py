@@ -1,8 +1,8 @@
 """Per-request observability: the request id, one JSON log line per request, the metrics.
 
-The views leave what they learnt in ``g`` (``runtime_count``, ``selection_seconds``, ``ranking``,
-``cache_result``, ``error_code``); this module reads it once the response exists, so the views
-stay free of logging and metrics calls.
+The views leave what they learnt in the request's record (app/http/record.py: runtimes counted,
+selection time, the ranking, the cache's result, the error code, the token's name); this module
+reads it once the response exists, so the views stay free of logging and metrics calls.
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ import re
 import time
 import uuid
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, request
 
-from .logs import configure_logging
-from .metrics import ServiceMetrics, multiprocess_dir
+from app.logs import configure_logging
+from app.metrics import ServiceMetrics, multiprocess_dir
+
+from . import record
 
 REQUEST_ID_HEADER = "X-Request-ID"
 REQUEST_ID_MAX_LENGTH = 128
@@ -57,28 +59,27 @@ def sync_cache_metrics(app: Flask) -> None:
 
 
 def _start_request() -> None:
-    g.request_started = time.perf_counter()
-    g.request_id = request_id_from(request.headers.get(REQUEST_ID_HEADER))
+    record.begin().request_id = request_id_from(request.headers.get(REQUEST_ID_HEADER))
 
 
 def _finish_request(response: Response) -> Response:
-    started = g.get("request_started")
-    seconds = time.perf_counter() - started if started is not None else 0.0
-    if g.get("request_id") is None:  # an earlier before_request answered before ours ran
-        g.request_id = request_id_from(request.headers.get(REQUEST_ID_HEADER))
-    response.headers[REQUEST_ID_HEADER] = g.request_id
+    seen = record.this_request()
+    seconds = time.perf_counter() - seen.started
+    if seen.request_id is None:  # an earlier before_request answered before ours ran
+        seen.request_id = request_id_from(request.headers.get(REQUEST_ID_HEADER))
+    response.headers[REQUEST_ID_HEADER] = seen.request_id
     endpoint = request.url_rule.rule if request.url_rule is not None else None
 
     metrics = service_metrics(current_app)
     metrics.observe_request(endpoint, request.method, response.status_code, seconds)
-    runtime_count, selection_seconds = g.get("runtime_count"), g.get("selection_seconds")
+    runtime_count, selection_seconds = seen.runtime_count, seen.selection_seconds
     if endpoint is not None and runtime_count is not None:
         metrics.observe_runtimes(endpoint, runtime_count)
     if endpoint is not None and selection_seconds is not None:
         metrics.observe_selection(endpoint, selection_seconds)
     sync_cache_metrics(current_app)
 
-    ranking = g.get("ranking")
+    ranking = seen.ranking
     if ranking is not None and ranking.selected is not None:
         chosen = ranking.selected
         ranking_log.info(
@@ -103,10 +104,10 @@ def _finish_request(response: Response) -> Response:
                 "path": request.path,
                 "status": response.status_code,
                 "durationMs": round(seconds * 1000, 3),
-                "cache": g.get("cache_result"),
+                "cache": seen.cache_result,
                 "runtimes": runtime_count,
-                "error": g.get("error_code"),
-                "token": g.get("token_name"),
+                "error": seen.error_code,
+                "token": seen.token_name,
                 "remoteAddr": request.remote_addr,
             }
         },

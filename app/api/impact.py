@@ -1,0 +1,108 @@
+"""``POST /v1/impact`` and ``POST /v1/clusters/{cluster}/impact``: the InferenceServices a change
+would move to another runtime, or to none (SPEC §19). Nothing is stored."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, request
+
+from app import errors
+from app.http import deadline
+from app.http.access import (
+    documents_or_404,
+    may_read,
+    stateless_access,
+    store_errors,
+)
+from app.http.body import json_body
+from app.http.limits import (
+    check_answer,
+    check_body_runtimes,
+    check_rankings,
+    objects_within_bounds,
+)
+from app.http.query import model_cache_provider, ome_version
+from app.http.respond import respond, wanted_output
+from app.reading.objects import objects_in
+from app.rendering.answers import rendered
+from app.rendering.impact import changes, impact_text, message_bytes
+from app.selection.catalog import CLUSTER_SCOPED_KINDS, CatalogView, ObjectKey, planned_rankings
+from app.selection.catalog import selections as selections_of
+from app.store import ClusterInfo
+
+bp = Blueprint("impact", __name__)
+bp.before_request(stateless_access)
+
+
+def _deleted() -> frozenset[ObjectKey]:
+    """``?delete=<kind>/<namespace>/<name>`` (``<kind>/<name>`` for cluster-scoped kinds)."""
+    found = set()
+    for value in request.args.getlist("delete"):
+        parts = value.split("/")
+        if len(parts) == 2 and parts[0] in CLUSTER_SCOPED_KINDS:
+            found.add((parts[0], "", parts[1]))
+        elif len(parts) == 3 and all(parts):
+            namespace = "" if parts[0].startswith("Cluster") else parts[1]
+            found.add((parts[0], namespace, parts[2]))
+        else:
+            raise errors.MalformedRequest(
+                f"?delete={value!r}: write <kind>/<namespace>/<name>, or <kind>/<name> for "
+                "ClusterServingRuntime and ClusterBaseModel"
+            )
+    return frozenset(found)
+
+
+def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = None):
+    """Both sides' selections, refused up front when together they are over the bound."""
+    check_rankings(*((planned_rankings(side), len(side.runtimes)) for side in (before, after)))
+    compared, found = changes(selections_of(before), selections_of(after))
+    check_answer(len(found), message_bytes(found))
+    body = {"checked": compared, "count": len(found), "changes": found}
+    return respond(
+        rendered(body, wanted_output(), lambda: impact_text(found)), info=info, vary=True
+    )
+
+
+@bp.post("/v1/clusters/<cluster>/impact")
+@store_errors
+def impact_cluster(cluster: str) -> Response:
+    may_read(cluster)
+    deleted = _deleted()
+    documents = documents_or_404(cluster)
+    settings = documents.info.settings
+    stream = objects_within_bounds()
+    stream.refuse_invalid()
+    deadline.check()
+    stored = documents.view().with_settings(
+        ome_version(settings.ome_version), model_cache_provider(settings.model_cache_provider)
+    )
+    changed = stored.laid_over(stream.documents(), deleted)
+    return _answer(stored, changed, documents.info)
+
+
+@bp.post("/v1/impact")
+def impact() -> Response:
+    """``{"current": [...], "proposed": [...]}``: two streams of manifests."""
+    body = json_body()
+    if not isinstance(body, dict) or set(body) - {"current", "proposed"}:
+        raise errors.MalformedRequest('send {"current": [manifests], "proposed": [manifests]}')
+    limit = current_app.config["MAX_OBJECTS_PER_CLUSTER"]
+    sides = []
+    for side in ("current", "proposed"):
+        documents = body.get(side, [])
+        if not isinstance(documents, list):
+            raise errors.MalformedRequest(f"{side} must be an array of manifests")
+        stream = objects_in(documents, side, 0, limit)
+        stream.refuse_invalid()
+        check_body_runtimes(stream)
+        sides.append(stream)
+    deadline.check()
+    version, provider = ome_version(), model_cache_provider()
+    before, after = (
+        CatalogView.of(
+            stream.documents(),
+            ome_version=version,
+            model_cache_provider=provider,
+        )
+        for stream in sides
+    )
+    return _answer(before, after)

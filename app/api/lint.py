@@ -1,0 +1,79 @@
+"""``POST /v1/lint`` and ``POST /v1/clusters/{cluster}/lint``: what ``kubectl apply`` of a
+stream's objects would answer (SPEC §18). Nothing is stored."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from app.http import deadline
+from app.http.access import (
+    documents_or_404,
+    may_read,
+    stateless_access,
+    store_errors,
+)
+from app.http.limits import check_answer, check_rankings, objects_within_bounds
+from app.http.query import model_cache_provider, ome_version
+from app.http.respond import respond, wanted_output
+from app.reading.objects import ObjectStream
+from app.rendering.answers import rendered
+from app.rendering.lint import finding_body, lint_text, message_bytes
+from app.rendering.selections import ignored_body
+from app.selection.admission import Admission, admit, planned_admission_rankings
+from app.selection.catalog import CatalogView, ObjectKey
+from app.store import ClusterInfo
+
+bp = Blueprint("lint", __name__)
+bp.before_request(stateless_access)
+
+
+def _lint(
+    view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey] | None = None
+) -> Admission:
+    full_runners = frozenset(stream.full_runners)
+    planned = planned_admission_rankings(view, checked=checked, full_runners=full_runners)
+    check_rankings((planned, len(view.runtimes)))
+    return admit(view, invalid=stream.invalid, checked=checked, full_runners=full_runners)
+
+
+def _answer(admission: Admission, stream: ObjectStream, info: ClusterInfo | None = None):
+    check_answer(len(admission.findings), message_bytes(admission))
+    body = {
+        "admitted": admission.admitted,
+        "counts": admission.counts(),
+        "findings": [finding_body(finding) for finding in admission.findings],
+        "ignored": ignored_body(stream.others),
+        "warnings": stream.warnings,
+    }
+    answer = rendered(body, wanted_output(), lambda: lint_text(admission))
+    return respond(answer, info=info, vary=True)
+
+
+@bp.post("/v1/lint")
+def lint() -> Response:
+    """What applying the body's objects to a cluster that holds exactly them would answer."""
+    stream = objects_within_bounds()
+    deadline.check()
+    view = CatalogView.of(
+        stream.documents(),
+        ome_version=ome_version(),
+        model_cache_provider=model_cache_provider(),
+    )
+    return _answer(_lint(view, stream), stream)
+
+
+@bp.post("/v1/clusters/<cluster>/lint")
+@store_errors
+def lint_cluster(cluster: str) -> Response:
+    """The body's objects applied over the stored catalog: findings for the body's objects."""
+    may_read(cluster)
+    documents = documents_or_404(cluster)
+    settings = documents.info.settings
+    stream = objects_within_bounds()
+    deadline.check()
+    view = documents.view().laid_over(stream.documents())
+    view = view.with_settings(
+        ome_version(settings.ome_version), model_cache_provider(settings.model_cache_provider)
+    )
+    checked = frozenset(item.key for item in stream.objects)
+    return _answer(_lint(view, stream, checked), stream, documents.info)

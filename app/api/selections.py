@@ -1,0 +1,39 @@
+"""``POST /v1/selections``: every InferenceService and model of a stream with its outcome, in one
+request (SPEC §19); ``GET /v1/clusters/{cluster}/selections`` answers the same of a catalog."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from app.http import deadline
+from app.http.access import stateless_access
+from app.http.limits import check_rankings, objects_within_bounds
+from app.http.query import model_cache_provider, ome_version
+from app.http.respond import respond, selections_answer, wanted_output
+from app.rendering.selections import ignored_body
+from app.selection.catalog import CatalogView, planned_rankings, selections, unnamed_model_rows
+
+bp = Blueprint("selections", __name__)
+bp.before_request(stateless_access)
+
+
+@bp.post("/v1/selections")
+def selections_of_stream() -> Response:
+    """Every InferenceService of the stream with its outcome, and a row for every model that
+    no InferenceService names."""
+    stream = objects_within_bounds()
+    stream.refuse_invalid()
+    deadline.check()
+    view = CatalogView.of(
+        stream.documents(),
+        ome_version=ome_version(),
+        model_cache_provider=model_cache_provider(),
+    )
+    namespace = request.args.get("namespace") or None
+    check_rankings((planned_rankings(view, namespace=namespace, unnamed=True), len(view.runtimes)))
+    rows = selections(view, namespace=namespace)
+    rows += [
+        row for row in unnamed_model_rows(view) if namespace is None or row.namespace == namespace
+    ]
+    extra = {"ignored": ignored_body(stream.others)}
+    return respond(selections_answer(rows, wanted_output(), extra), vary=True)

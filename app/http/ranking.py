@@ -1,0 +1,46 @@
+"""One ranking per request, as ``/v1/rank``, ``/v1/select`` and their catalog forms serve it:
+the body decoded and validated within the bounds, the rules run, and what was learnt left in the
+request's record for its log line and metrics."""
+
+from __future__ import annotations
+
+import time
+
+from flask import current_app, request
+
+from app.errors import PayloadTooLarge
+from app.schemas.requests import load_rank_request
+from app.selection.documents import RankRequest
+from app.selection.ranking import Ranking, rank_runtimes
+
+from . import deadline, record
+from .body import ranking_request
+
+
+def load_request(raw: bytes) -> RankRequest:
+    """Decode and validate a ranking body. Raises the 400/413/415/422 errors, which are never
+    cached."""
+    stream = ranking_request(raw)
+    deadline.check()  # each stage is linear in the body; check between them
+    body = stream.request
+    runtime_docs = body.get("runtimes")
+    limit = current_app.config["MAX_RUNTIMES"]
+    if isinstance(runtime_docs, list) and len(runtime_docs) > limit:
+        raise PayloadTooLarge(
+            f"request has {len(runtime_docs)} runtimes; this service accepts at most {limit}"
+        )
+    rank_request = load_rank_request(body, request.args, stream.others, stream.repeated)
+    record.this_request().runtime_count = len(rank_request.runtimes)
+    deadline.check()
+    return rank_request
+
+
+def compute_ranking(rank_request: RankRequest) -> Ranking:
+    """Rank a validated request, timed for the metrics."""
+    started = time.perf_counter()
+    ranking = rank_runtimes(rank_request)
+    seen = record.this_request()
+    seen.selection_seconds = time.perf_counter() - started
+    deadline.check()  # before anything is rendered or stored
+    seen.ranking = ranking
+    return ranking

@@ -1,0 +1,51 @@
+"""One way to answer: the representation a request asks for (``Accept``), and a rendered answer
+as a response with its ``ETag`` and ``Vary`` (SPEC §15, §17)."""
+
+from __future__ import annotations
+
+from flask import Response, request
+
+from app.rendering.answers import (
+    JSON_MIME,
+    OUTPUT_JSON,
+    OUTPUT_TEXT,
+    OUTPUT_YAML,
+    Answer,
+    rendered,
+)
+from app.rendering.selections import message_bytes, selections_body, selections_table
+from app.selection.catalog import SelectionRow
+from app.store import ClusterInfo
+
+from .access import etag
+from .limits import check_answer
+
+# What a request may ask for, in the order a tie prefers.
+OUTPUTS = ("application/json", "text/plain", "application/yaml", "application/x-yaml", "text/yaml")
+YAML_OUTPUTS = frozenset({"application/yaml", "application/x-yaml", "text/yaml"})
+
+
+def wanted_output() -> str:
+    """JSON (the default), text or YAML, by ``Accept``."""
+    wanted = request.accept_mimetypes.best_match(OUTPUTS, default=JSON_MIME)
+    if wanted in YAML_OUTPUTS:
+        return OUTPUT_YAML
+    return OUTPUT_TEXT if wanted == "text/plain" else OUTPUT_JSON
+
+
+def respond(answer: Answer, *, info: ClusterInfo | None = None, vary: bool = False) -> Response:
+    """The response of ``answer``; with the cluster's ``ETag`` for an answer about a catalog,
+    and ``Vary: Accept`` where one URL has several representations."""
+    response = Response(answer.body, status=answer.status, content_type=answer.content_type)
+    if info is not None:
+        response.headers["ETag"] = etag(info)
+    if vary:
+        response.headers["Vary"] = "Accept"
+    return response
+
+
+def selections_answer(rows: list[SelectionRow], output: str, extra: dict) -> Answer:
+    """Every InferenceService's outcome as the request asked for it, within the answer's bound
+    (SPEC §17 "Bounded work": each row's message can list every runtime's reason)."""
+    check_answer(len(rows), message_bytes(rows))
+    return rendered(selections_body(rows, extra), output, lambda: selections_table(rows))

@@ -1,0 +1,74 @@
+"""Whole answers (status, media type, bytes) as the service sends and caches them: a body in the
+representation a request asked for, OME's refusals in the service's error format, and the two
+answers of a ranking (SPEC §15)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.cache.framing import CachedAnswer
+from app.errors import (
+    MODEL_NOT_READY_HINT,
+    SELECTION_ERRORS,
+    ApiError,
+    ModelNotReady,
+    NoRuntimeFound,
+    error_body,
+)
+from app.selection.ranking import Ranking
+
+from .encode import to_json, to_yaml
+from .ranking import excluded_reasons, explain_table, ranking_body, select_body
+
+JSON_MIME = "application/json"
+TEXT_MIME = "text/plain; charset=utf-8"
+YAML_MIME = "application/yaml"
+OUTPUT_JSON, OUTPUT_TEXT, OUTPUT_YAML = "json", "text", "yaml"  # part of the cache keys
+
+Answer = CachedAnswer
+
+
+def rendered(
+    body: Any, output: str, text: Callable[[], str] | None = None, status: int = 200
+) -> Answer:
+    """``body`` as JSON or YAML, or ``text()`` as text; JSON where no text is offered."""
+    if output == OUTPUT_TEXT and text is not None:
+        return Answer(status, TEXT_MIME, text().encode("utf-8", "replace"))
+    if output == OUTPUT_YAML:
+        return Answer(status, YAML_MIME, to_yaml(body))
+    return Answer(status, JSON_MIME, to_json(body))
+
+
+def error_answer(error: ApiError) -> Answer:
+    return Answer(error.status, JSON_MIME, error_body(error.code, error.message, **error.details))
+
+
+def _model_not_ready(ranking: Ranking) -> Answer | None:
+    error = ranking.error
+    if error is None or error.code != ModelNotReady.code:
+        return None
+    return error_answer(ModelNotReady(error.message, hint=MODEL_NOT_READY_HINT))
+
+
+def rank_answer(ranking: Ranking, output: str) -> Answer:
+    """``/v1/rank``'s answer. SPEC §15: both endpoints refuse a model that is not Ready; OME's
+    other errors are a 200 ranking here."""
+    refused = _model_not_ready(ranking)
+    if refused is not None:
+        return refused
+    return rendered(ranking_body(ranking), output, lambda: explain_table(ranking))
+
+
+def select_answer(ranking: Ranking) -> Answer:
+    """``/v1/select``'s answer: OME's own errors are answers about the inputs, cached like a
+    200 (SPEC §7, §15)."""
+    refused = _model_not_ready(ranking)
+    if refused is not None:
+        return refused
+    error = ranking.error
+    if error is not None:
+        return error_answer(SELECTION_ERRORS[error.code](error.message))
+    if ranking.selected is None:
+        return error_answer(NoRuntimeFound(ranking.message, excluded=excluded_reasons(ranking)))
+    return Answer(200, JSON_MIME, to_json(select_body(ranking)))

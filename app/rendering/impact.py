@@ -1,0 +1,89 @@
+"""Which InferenceServices a change moves (SPEC §19 impact): the comparison of what
+``/v1/select`` answers for each before and after, and its table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.selection.budget import checked
+from app.selection.catalog import SelectionRow
+
+from .answers import select_answer
+from .encode import text_table
+from .selections import selection_body
+
+IMPACT_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "BEFORE", "AFTER", "MESSAGE")
+
+
+def _outcome(row: SelectionRow) -> dict[str, Any]:
+    body = selection_body(row)
+    return {"runtime": body["runtime"], "message": body["message"], "error": body["error"]}
+
+
+class _SelectAnswers:
+    """What ``/v1/select`` answers for each InferenceService, byte for byte, rendered once per
+    ranking: InferenceServices that ask the same question share one (its answer can list every
+    runtime's reason)."""
+
+    def __init__(self) -> None:
+        self._by_ranking: dict[int, tuple] = {}
+        self._rankings: list = []  # kept alive, so that no id is reused while this lives
+
+    def of(self, row: SelectionRow) -> tuple:
+        if row.ranking is None:
+            return (row.message, row.error)
+        found = self._by_ranking.get(id(row.ranking))
+        if found is None:
+            answer = select_answer(row.ranking)
+            found = self._by_ranking[id(row.ranking)] = (answer.status, answer.body)
+            self._rankings.append(row.ranking)
+        return found
+
+
+def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int, list[dict]]:
+    """(InferenceServices compared, the changes): an InferenceService that only one side holds
+    is not compared; one changes when its ``/v1/select`` answer does (status or body)."""
+    earlier = {(row.namespace, row.name): row for row in before}
+    answers = _SelectAnswers()
+    found = []
+    compared = 0
+    for row in checked(after):
+        old = earlier.get((row.namespace, row.name))
+        if old is None:
+            continue
+        compared += 1
+        if answers.of(old) != answers.of(row):
+            found.append(
+                {
+                    "namespace": row.namespace,
+                    "name": row.name,
+                    "model": row.model,
+                    "before": _outcome(old),
+                    "after": _outcome(row),
+                }
+            )
+    return compared, found
+
+
+def impact_text(found: list[dict]) -> str:
+    def runtime(outcome: dict) -> str:
+        return outcome["runtime"]["name"] if outcome["runtime"] else "-"
+
+    return text_table(
+        [IMPACT_COLUMNS]
+        + [
+            (
+                change["namespace"],
+                change["name"],
+                change["model"] or "-",
+                runtime(change["before"]),
+                runtime(change["after"]),
+                change["after"]["message"],
+            )
+            for change in found
+        ]
+    )
+
+
+def message_bytes(found: list[dict]) -> int:
+    return sum(len(c["before"]["message"]) + len(c["after"]["message"]) for c in found)

@@ -1,0 +1,51 @@
+"""What admission would answer (SPEC §18), as findings and as kubectl prints them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.selection.admission import ERROR, WARNING, Admission, Finding
+
+from .encode import printable
+
+
+def finding_body(finding: Finding) -> dict[str, Any]:
+    return {
+        "severity": finding.severity,
+        "kind": finding.kind,
+        "namespace": finding.namespace,
+        "name": finding.name,
+        "field": finding.field,
+        "code": finding.code,
+        "message": finding.message,
+    }
+
+
+def _where(finding: Finding) -> str:
+    name = finding.name if finding.namespace is None else f"{finding.namespace}/{finding.name}"
+    return f"{finding.kind} {name}"
+
+
+def lint_text(admission: Admission) -> str:
+    """As kubectl prints it: ``Warning:`` lines, and the webhook's or the API server's refusal
+    after ``error:``; what OME accepts but rarely means after ``info:``."""
+    lines = []
+    for finding in admission.findings:
+        if finding.severity == ERROR:
+            if finding.webhook is None:
+                lines.append(f"error: {finding.message}")
+            else:
+                lines.append(
+                    f'error: {_where(finding)}: admission webhook "{finding.webhook}" '
+                    f"denied the request: {finding.message}"
+                )
+        elif finding.severity == WARNING:
+            lines.append(f"Warning: {finding.message}")
+        else:
+            field = f" {finding.field}:" if finding.field else ""
+            lines.append(f"info: {_where(finding)}:{field} {finding.message}")
+    return "".join(printable(line) + "\n" for line in lines)
+
+
+def message_bytes(admission: Admission) -> int:
+    return sum(len(finding.message) for finding in admission.findings)

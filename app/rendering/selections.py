@@ -1,0 +1,68 @@
+"""Every InferenceService's outcome (SPEC §17 ``selections``, §19 many at once) as rows, and the
+objects of a stream that no rule reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from app.selection.catalog import SelectionRow
+from app.selection.documents import OtherObject
+
+from .encode import text_table
+
+SELECTION_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "RUNTIME", "SCOPE", "MESSAGE")
+
+
+def selection_body(row: SelectionRow) -> dict[str, Any]:
+    selected = row.selected
+    return {
+        "namespace": row.namespace,
+        "name": row.name or None,  # none: a model that no InferenceService names
+        "model": row.model,
+        "runtime": None
+        if selected is None
+        else {"name": selected.name, "scope": selected.scope, "explicit": selected.explicit},
+        "message": row.message,
+        "error": row.error,
+    }
+
+
+def selections_body(rows: list[SelectionRow], extra: dict[str, Any]) -> dict[str, Any]:
+    return {**extra, "count": len(rows), "selections": [selection_body(row) for row in rows]}
+
+
+def selections_table(rows: list[SelectionRow]) -> str:
+    """The explain table's layout, ``-`` for none."""
+    return text_table(
+        [SELECTION_COLUMNS]
+        + [
+            (
+                row.namespace,
+                row.name or "-",
+                row.model or "-",
+                row.selected.name if row.selected else "-",
+                row.selected.scope if row.selected else "-",
+                row.message,
+            )
+            for row in rows
+        ]
+    )
+
+
+def message_bytes(rows: Iterable[SelectionRow]) -> int:
+    """What the rows' messages weigh: each can list every runtime's reason."""
+    return sum(len(row.message) for row in rows)
+
+
+def ignored_body(others: Iterable[OtherObject]) -> list[dict[str, Any]]:
+    """SPEC §15: the objects of kinds no rule reads, skipped and reported."""
+    return [
+        {
+            "kind": other.kind,
+            "name": other.name,
+            "namespace": other.namespace,
+            "reason": f"{other.kind} is not read by runtime selection",
+        }
+        for other in sorted(others, key=lambda o: (o.namespace or "", o.name or "", o.kind))
+    ]
