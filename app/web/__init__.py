@@ -4,17 +4,26 @@ One HTML document and a few static files, all served by the service itself: no b
 external asset, no inline script or style, so the page's Content-Security-Policy can forbid
 everything but this origin, and the page works offline. The page's script asks the same
 ``/v1/...`` endpoints as any client, with the token the user typed (kept in the browser tab's
-``sessionStorage`` only).
+``sessionStorage`` only). A service without access control (``OME_RANKER_AUTH=none``, the local
+quick start) tells the page so (``<meta name="ome-ranker-access" content="open">``), and the page
+then asks for no token. The page's "Load the seed example" reads the seed example the service
+ships for its OpenAPI examples (``/ui/examples/seed_example.yaml``): one file, not a copy.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, render_template, send_from_directory
+from flask import Blueprint, Response, abort, current_app, render_template, send_from_directory
 
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_PREFIX = "/ui/static"
+# The examples the page offers, by the name it asks for: the files the service ships for its
+# OpenAPI description (app/api/examples; a test keeps the seed example equal to
+# tests/fixtures/seed_example.yaml), served as they are.
+EXAMPLES_DIRECTORY = Path(__file__).resolve().parents[1] / "api" / "examples"
+EXAMPLES_PREFIX = "/ui/examples"
+EXAMPLES = frozenset({"seed_example.yaml"})
 
 # Everything from this origin, nothing inline, no eval; nothing may frame the page, no <base>,
 # no form posts elsewhere, no plugins.
@@ -52,7 +61,8 @@ def _secured(response: Response, policy: str) -> Response:
 def page() -> Response:
     """The single page; its views (clusters, selections, a ranking, "try it") are routed in the
     browser by the URL's fragment, so every view can be bookmarked and shared."""
-    html = render_template("web/index.html", static=STATIC_PREFIX)
+    access = "open" if current_app.config.get("AUTH_MODE") == "none" else "token"
+    html = render_template("web/index.html", static=STATIC_PREFIX, access=access)
     response = Response(html, status=200, content_type="text/html; charset=utf-8")
     response.headers["Cache-Control"] = "no-cache"
     return _secured(response, PAGE_CSP)
@@ -67,5 +77,15 @@ def static_file(filename: str) -> Response:
         abort(404)
     # send_from_directory refuses paths that leave the directory (404).
     response = send_from_directory(STATIC, filename, mimetype=media_type, max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return _secured(response, STATIC_CSP)
+
+
+@bp.get(f"{EXAMPLES_PREFIX}/<name>")
+def example(name: str) -> Response:
+    """An example manifest stream the page can load into "Try it"; anything else is a 404."""
+    if name not in EXAMPLES:
+        abort(404)
+    response = send_from_directory(EXAMPLES_DIRECTORY, name, mimetype="application/yaml", max_age=0)
     response.headers["Cache-Control"] = "no-cache"
     return _secured(response, STATIC_CSP)

@@ -98,6 +98,22 @@ def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         service.stop()
 
 
+@pytest.fixture
+def open_web_service(tmp_path: Path) -> Iterator[Service]:
+    """gunicorn as ``make run`` starts it: ``OME_RANKER_AUTH=none`` on 127.0.0.1, no token file,
+    and an empty store."""
+    service = Service(
+        tmp_path,
+        OME_RANKER_AUTH="none",
+        OME_RANKER_TOKENS_FILE="",
+        OME_RANKER_STORE_PATH=str(tmp_path / "catalogs.sqlite3"),
+    ).start()
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
 class Page:
     """The browser on the service's page, with what the tests do to it."""
 
@@ -192,6 +208,13 @@ class Page:
                 errors.append(entry)
         return errors
 
+    def viewport(self, width: int, scale: float = 1) -> None:
+        """A window ``width`` CSS pixels wide, each ``scale`` device pixels (200 % zoom: 2)."""
+        self.driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 900, "deviceScaleFactor": scale, "mobile": False},
+        )
+
     def page_overflows(self) -> bool:
         return self.driver.execute_script(
             "const root = document.documentElement;"
@@ -244,3 +267,11 @@ def page(web_service: Service) -> Iterator[Page]:
         yield Page(driver, web_service)
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def emulated(page: Page) -> Iterator[Any]:
+    """Screen and media emulation, undone afterwards."""
+    yield page.driver
+    page.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})

@@ -19,20 +19,10 @@ from tests.web.catalog import (
     SEED_PATH,
     SEED_YAML,
 )
+from tests.web.words import cell, expected_rows, runtime_entries, size_text
 
 YAML = {"Content-Type": "application/yaml"}
-RULES = {"score": "score", "distance": "size", "scope": "scope", "name": "name"}
 CHAT_RANK = "/v1/clusters/prod/rank?inferenceService=" + quote("llama-demo/chat", safe="")
-
-
-def cell(value) -> str:
-    if value is None:
-        return "-"
-    if value is True:
-        return "Yes"
-    if value is False:
-        return "No"
-    return str(value)
 
 
 def explain_rows(text: str) -> list[dict[str, str]]:
@@ -50,47 +40,29 @@ def explain_rows(text: str) -> list[dict[str, str]]:
     ]
 
 
-def expected_rows(answer: dict) -> list[dict[str, str]]:
-    """The page's ranking table as the API's JSON answer says it must read."""
-    rows = []
-    runtimes = answer["runtimes"]
-    for index, row in enumerate(runtimes):
-        order = "-"
-        if row["decidedBy"]:
-            order = f"below {runtimes[index - 1]['name']} on {RULES[row['decidedBy']]}"
-        advice = row["toWin"]
-        to_win = ""
-        if advice and advice.get("autoSelect"):
-            to_win = f"autoSelect: true on entry {advice['entry']} would make it eligible"
-        elif advice:
-            to_win = f"priority {advice['priority']} on entry {advice['entry']} would make it first"
-        if row["toWinNote"]:
-            to_win = f"{to_win} ({row['toWinNote']})".strip()
-        rows.append(
-            {
-                "runtime": row["name"],
-                "scope": row["scope"],
-                "compatible": cell(row["compatible"]),
-                "priority": cell(row["priority"]),
-                "weight": cell(row["weight"]),
-                "reason": cell(row["reason"]),
-                "score": cell(row["score"]),
-                "distance": cell(None if row["distance"] is None else _number(row["distance"])),
-                "order": order,
-                "to-win": to_win or "-",
-            }
-        )
-    return rows
+def stored_entries(page, cluster: str, answer: dict) -> dict[str, list]:
+    """The runtimes' supportedModelFormats as the catalog stores them (what the page reads)."""
+    runtimes = []
+    for query in (
+        "kind=ClusterServingRuntime",
+        f"kind=ServingRuntime&namespace={answer['namespace']}",
+    ):
+        status, listed = page.api("GET", f"/v1/clusters/{cluster}/objects?{query}")
+        assert status == 200
+        runtimes += listed["items"]
+    return runtime_entries(runtimes, answer["namespace"])
 
 
-def _number(value: float) -> str:
-    """A JSON number as JavaScript's String() writes it (``7000000000.0`` → ``7000000000``)."""
-    return str(int(value)) if float(value).is_integer() else repr(value)
-
-
-def assert_ranking_shows(page, answer: dict, text_table: str) -> None:
+def assert_ranking_shows(page, answer: dict, text_table: str, entries: dict | None) -> None:
     shown = page.table("#ranking-table")
-    assert shown == expected_rows(answer)
+    assert shown == expected_rows(answer, entries)
+    # The exact size distance is the title (tooltip) of the DISTANCE cell's abbreviation.
+    titles = page.driver.execute_script(
+        "return [...document.querySelectorAll('#ranking-table td[data-col=distance]')]"
+        ".map((cell) => cell.querySelector('abbr') && cell.querySelector('abbr').title);"
+    )
+    expected = [size_text(row["distance"]) for row in answer["runtimes"]]
+    assert titles == [exact if exact not in (None, text) else None for text, exact in expected]
     # The explain columns read exactly as the API's text table prints them.
     explain = ["runtime", "scope", "compatible", "priority", "weight", "reason"]
     assert [{key: row[key] for key in explain} for row in shown] == explain_rows(text_table)
@@ -115,6 +87,10 @@ def test_clusters_need_a_token_and_show_what_it_may_read(page):
     assert status == 401
     assert refused["error"]["message"] in alert.text
     assert "401 Unauthorized" in alert.text
+    # A service with tokens asks for one, and says where it goes.
+    assert "Enter a token above, in the token field" in alert.text
+    assert page.find("meta[name=ome-ranker-access]").get_attribute("content") == "token"
+    assert page.text("#token-state") == "No token."
 
     page.use_token("viewer")
     page.wait_for("#clusters-table")
@@ -127,8 +103,11 @@ def test_clusters_need_a_token_and_show_what_it_may_read(page):
     assert row["generation"] == str(cluster["generation"])
     assert row["updatedAt"] == cluster["updatedAt"]
     assert row["description"] == cluster["description"]
-    for kind, count in cluster["counts"].items():
-        assert row[kind] == str(count)
+    counts = {
+        item.get_attribute("data-kind"): " ".join(item.text.split())
+        for item in page.find_all('[data-cluster="prod"] [data-col=counts] li')
+    }
+    assert counts == {kind: f"{count} {kind}" for kind, count in cluster["counts"].items()}
     page.screenshot("clusters.png")
     assert page.console_errors(api_statuses=(401,)) == []
 
@@ -215,16 +194,25 @@ def test_a_ranking_reads_as_the_api_answers_it(page):
     status, answer = page.api("GET", CHAT_RANK)
     assert status == 200
     _, text_table = page.api("GET", CHAT_RANK, headers={"Accept": "text/plain"})
-    assert_ranking_shows(page, answer, text_table)
+    assert_ranking_shows(page, answer, text_table, stored_entries(page, "prod", answer))
 
     rows = {row["runtime"]: row for row in page.table("#ranking-table")}
     assert rows["srt-llama-small"]["to-win"] == (
-        "priority 4 on entry 0 would make it first (ServingRuntime team-llama in llama-demo "
-        "qualifies and comes first whatever the score)"
+        "priority 4 on the safetensors entry would make it first among the "
+        "ClusterServingRuntimes; team-llama would still be selected (ServingRuntime team-llama "
+        "in llama-demo qualifies and comes first whatever the score)"
     )
+    # Sizes as OME users write them; the exact number in the tooltip.
+    assert [rows[name]["distance"] for name in ("team-llama", "srt-llama-small")] == ["0", "7B"]
+    large = page.find(
+        '#ranking-table tr[data-runtime="srt-llama-large"] td[data-col=distance] abbr'
+    )
+    assert (large.text, large.get_dom_attribute("title")) == ("69B", "69000000000")
     assert rows["srt-llama-small"]["order"] == "below vllm-llama on size"
     assert rows["vllm-llama"]["order"] == "below team-llama on scope"
-    assert rows["tgi-llama"]["to-win"] == "autoSelect: true on entry 0 would make it eligible"
+    assert rows["tgi-llama"]["to-win"] == (
+        "autoSelect: true on the safetensors entry would make it eligible"
+    )
     assert rows["tgi-llama"]["compatible"] == "No"
     # A long reason wraps inside its cell: all of it is there, on several lines.
     reason = page.find('#ranking-table tr[data-runtime="onnx-runtime"] td[data-col=reason]')
@@ -251,7 +239,8 @@ def test_try_it_ranks_a_local_file_with_no_token(page):
     _, text_table = page.api(
         "POST", "/v1/rank", SEED_YAML, who=None, headers={**YAML, "Accept": "text/plain"}
     )
-    assert_ranking_shows(page, answer, text_table)
+    seed_entries = runtime_entries(seed_runtimes(), answer["namespace"])
+    assert_ranking_shows(page, answer, text_table, seed_entries)
     assert [row["runtime"] for row in page.table("#ranking-table")] == [
         "team-llama",
         "vllm-llama",
@@ -391,6 +380,16 @@ def test_try_it_shows_error_answers_readably(page, body, status):
     assert page.console_errors(api_statuses=(status,)) == []
 
 
+def seed_runtimes() -> list[dict]:
+    """The seed example's runtimes, its List flattened."""
+    runtimes = []
+    for document in yaml.safe_load_all(SEED_YAML):
+        for item in document.get("items", [document]):
+            if item["kind"].endswith("ServingRuntime"):
+                runtimes.append(item)
+    return runtimes
+
+
 def _tab_through(page, presses: int) -> list[str]:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
@@ -474,29 +473,14 @@ def _check_views_fit(page) -> None:
     assert scrolls
 
 
-@pytest.fixture
-def emulated(page):
-    """Screen and media emulation, undone afterwards."""
-    yield page.driver
-    page.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
-
-
-def _viewport(driver, width: int, scale: float) -> None:
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": 900, "deviceScaleFactor": scale, "mobile": False},
-    )
-
-
 def test_a_narrow_window_and_200_percent_zoom_never_scroll_the_page_sideways(page, emulated):
     page.sign_in("viewer", "#/clusters")
-    _viewport(emulated, 400, 1)
+    page.viewport(400)
     assert page.driver.execute_script("return window.innerWidth") == 400
     _check_views_fit(page)
     page.screenshot("narrow.png")
     # 200 % zoom of a 1280-pixel window: 640 CSS pixels, each two device pixels.
-    _viewport(emulated, 640, 2)
+    page.viewport(640, 2)
     _check_views_fit(page)
     assert page.console_errors() == []
 
@@ -558,11 +542,18 @@ def open_service(make_app, tmp_path):
 
 def test_with_auth_none_the_page_needs_no_token(page, open_service):
     page.driver.get(f"{open_service}/#/clusters")
-    page.use_token(None)
-    page.driver.refresh()
     page.wait_for("#clusters-table")
     assert [row["name"] for row in page.table("#clusters-table")] == ["local"]
+    # No token field, and no word of tokens anywhere on the page.
+    assert page.find("meta[name=ome-ranker-access]").get_attribute("content") == "open"
+    assert page.find_all("#token-form") == []
+    assert "token" not in page.find("body").text.lower()
     page.driver.get(f"{open_service}/#/clusters/local/rank?model={SEED_MODEL}&namespace=llama-demo")
     page.wait_for("#ranking-table")
     assert page.text("#selected-name") == "team-llama"
+    assert "token" not in page.find("body").text.lower()
+    for view, ready in (("#/clusters/local", "#no-selections"), ("#/try", "#manifests")):
+        page.driver.get(f"{open_service}/{view}")
+        page.wait_for(ready)
+        assert "token" not in page.find("body").text.lower(), view
     assert page.console_errors() == []

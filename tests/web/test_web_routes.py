@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.web import STATIC
+from app.web import STATIC, STATIC_CSP
 
 VENDOR = STATIC / "vendor"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def fetch(client, path: str):
@@ -73,6 +74,7 @@ def test_every_file_of_the_page_is_served_with_its_media_type(client):
         "/ui/static/app.js",
         "/ui/static/api.js",
         "/ui/static/format.js",
+        "/ui/static/manifests.js",
         "/ui/static/app.css",
         "/ui/static/favicon.svg",
         "/ui/static/vendor/preact-10.29.8.module.js",
@@ -141,3 +143,38 @@ def test_the_page_needs_no_token_even_when_the_api_does(make_app):
     assert client.get("/").status_code == 200
     assert fetch(client, "/ui/static/app.js").status_code == 200
     assert client.get("/v1/clusters").status_code == 401
+
+
+def test_the_page_says_whether_the_service_needs_a_token(make_app):
+    """``OME_RANKER_AUTH=none`` (the local quick start): the page asks for no token."""
+    for mode, access in (("none", "open"), ("token", "token")):
+        page = make_app(AUTH_MODE=mode).test_client().get("/").get_data(as_text=True)
+        assert f'<meta name="ome-ranker-access" content="{access}">' in page
+
+
+def test_the_seed_example_is_served_as_the_tests_know_it(client):
+    """ "Load the seed example" reads the file the service ships: byte for byte the seed example
+    of tests/fixtures (one file, not a copy of the page's own)."""
+    response = fetch(client, "/ui/examples/seed_example.yaml")
+    assert response.status_code == 200
+    assert response.get_data() == (ROOT / "tests" / "fixtures" / "seed_example.yaml").read_bytes()
+    assert response.mimetype == "application/yaml"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Content-Security-Policy"] == STATIC_CSP
+    app_js = (STATIC / "app.js").read_text(encoding="utf-8")
+    assert '"/ui/examples/seed_example.yaml"' in app_js
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ui/examples/__init__.py",
+        "/ui/examples/nothing.yaml",
+        "/ui/examples/..%2F..%2Fweb%2F__init__.py",
+        "/ui/examples/",
+    ],
+)
+def test_no_other_example_is_served(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == "NotFound"

@@ -87,3 +87,17 @@ export function withQuery(path, params) {
 }
 
 export const clusterPath = (cluster) => `/v1/clusters/${encodeURIComponent(cluster)}`;
+
+// A text file of the service's own (an example the page offers), or null when it cannot be had.
+export async function fetchText(path) {
+  try {
+    const response = await fetch(path, {
+      cache: "no-store",
+      credentials: "omit",
+      redirect: "error",
+    });
+    return response.ok ? await response.text() : null;
+  } catch {
+    return null;
+  }
+}

@@ -2,11 +2,28 @@
 // manifests. Every number and text comes from the API's answer as it is; the page only lays it
 // out. Views are routed by the URL's fragment (#/clusters, #/clusters/<c>,
 // #/clusters/<c>/rank?inferenceService=<ns>/<name>, #/try), so each can be bookmarked.
+//
+// A service run with OME_RANKER_AUTH=none (the local quick start) needs no token: the page is
+// told so by its <meta name="ome-ranker-access" content="open"> and then says nothing of tokens.
 
 import { Component, h, render } from "./vendor/preact-10.29.8.module.js";
 import htm from "./vendor/htm-3.1.1.module.js";
-import { call, clusterPath, getToken, setToken, withQuery } from "./api.js";
-import { cell, decidedByText, qualifiedName, scopeWhere, toWinText } from "./format.js";
+import { call, clusterPath, fetchText, getToken, setToken, withQuery } from "./api.js";
+import {
+  cell,
+  decidedByText,
+  qualifiedName,
+  scopeWhere,
+  sizeText,
+  toWinText,
+} from "./format.js";
+import {
+  choicesOf,
+  chosenObjects,
+  entriesOf,
+  readStream,
+  streamBody,
+} from "./manifests.js";
 
 const html = htm.bind(h);
 
@@ -177,11 +194,20 @@ const RANK_COLUMNS = [
   ["to-win", "TO COME FIRST"],
 ];
 
+// The size distance as sizes are written (69B): an abbreviation of the exact number, which is
+// its title (the tooltip).
+function DistanceCell({ value }) {
+  const { text, exact } = sizeText(value);
+  return html`<td data-col="distance">
+    ${exact !== null && exact !== text ? html`<abbr title=${exact}>${text}</abbr>` : text}
+  </td>`;
+}
+
 function isSelected(row, selected) {
   return selected !== null && row.name === selected.name && row.scope === selected.scope;
 }
 
-function Ranking({ answer }) {
+function Ranking({ answer, entries }) {
   const { model, selected } = answer;
   return html`<div class="ranking">
     <dl class="summary">
@@ -232,9 +258,9 @@ function Ranking({ answer }) {
               <td data-col="weight">${cell(row.weight)}</td>
               <td data-col="reason" class="text">${cell(row.reason)}</td>
               <td data-col="score">${cell(row.score)}</td>
-              <td data-col="distance">${cell(row.distance)}</td>
+              <${DistanceCell} value=${row.distance} />
               <td data-col="order">${decidedByText(row, index > 0 ? answer.runtimes[index - 1] : null)}</td>
-              <td data-col="to-win" class="text">${toWinText(row)}</td>
+              <td data-col="to-win" class="text">${toWinText(row, answer, entries)}</td>
             </tr>`;
           })}
         </tbody>
@@ -248,28 +274,72 @@ function Ranking({ answer }) {
 
 // --- views -----------------------------------------------------------------------------------
 
-function ClustersView() {
-  return html`<section>
-    <h1 id="view-title" tabindex="-1">Clusters</h1>
-    <p class="lead">
-      The stored catalogs this token may read (<code>GET /v1/clusters</code>). Open one to see
-      which runtime each InferenceService gets.
+class ClustersView extends Component {
+  state = { attempt: 0 };
+
+  again = () => {
+    this.setState(({ attempt }) => ({ attempt: attempt + 1 }));
+  };
+
+  render({ open }, { attempt }) {
+    return html`<section>
+      <h1 id="view-title" tabindex="-1">Clusters</h1>
+      <p class="lead">
+        ${open ? "The stored catalogs" : "The stored catalogs this token may read"}${" "}
+        (<code>GET /v1/clusters</code>). Open one to see which runtime each InferenceService gets.
+      </p>
+      <${Fetch}
+        key=${attempt}
+        label="clusters"
+        request=${() => call("GET", "/v1/clusters")}
+        show=${(data) =>
+          data.clusters.length === 0
+            ? html`<${NoClusters} open=${open} again=${this.again} />`
+            : html`<${ClusterTable} clusters=${data.clusters} />`}
+      />
+    </section>`;
+  }
+}
+
+// No cluster yet. With a token: none this token may read. Without access control (the local
+// quick start): none stored, and how to store the example or try manifests without storing.
+function NoClusters({ open, again }) {
+  if (!open) {
+    return html`<p class="empty" id="no-clusters">No cluster that this token may read.</p>`;
+  }
+  const server = window.location.origin;
+  const example = "tests/fixtures/kubectl_get_seed_cluster.yaml";
+  const curl = [
+    `curl -X PUT ${server}/v1/clusters/demo`,
+    "curl -X PUT -H 'Content-Type: application/yaml' \\",
+    `  --data-binary @${example} \\`,
+    `  ${server}/v1/clusters/demo/objects`,
+  ].join("\n");
+  const command = `ome-ranker push demo -f ${example} --server ${server} --create`;
+  return html`<div class="empty next-steps" id="no-clusters">
+    <p><strong>No cluster is stored yet.</strong></p>
+    <p>
+      To look around, store the example cluster: the seed example's model and runtimes with two
+      InferenceServices, as <code>kubectl get … -A -o yaml</code> prints them. From a checkout of
+      ome-ranker, create the cluster <code>demo</code> and push its objects:
     </p>
-    <${Fetch}
-      label="clusters"
-      request=${() => call("GET", "/v1/clusters")}
-      show=${(data) => html`<${ClusterTable} clusters=${data.clusters} />`}
-    />
-  </section>`;
+    <pre class="commands" id="push-curl" tabindex="0" aria-label="curl commands"><code>${curl}</code></pre>
+    <p>
+      or with the command line (<code>.venv/bin/python -m app.cli</code> in a checkout where it is
+      not installed):
+    </p>
+    <pre class="commands" id="push-cli" tabindex="0" aria-label="ome-ranker command"><code>${command}</code></pre>
+    <p>
+      Then <button type="button" id="clusters-again" onClick=${again}>look again</button>.
+      Or rank manifests without storing anything: <a href="#/try" id="no-clusters-try">Try it</a>.
+    </p>
+  </div>`;
 }
 
 function ClusterTable({ clusters }) {
-  if (clusters.length === 0) {
-    return html`<p class="empty" id="no-clusters">No cluster that this token may read.</p>`;
-  }
   const kinds = Object.keys(clusters[0].counts || {});
   return html`<${Scroll} label="Clusters">
-    <table id="clusters-table">
+    <table id="clusters-table" class="clusters-table">
       <thead>
         <tr>
           <th scope="col">CLUSTER</th>
@@ -278,7 +348,7 @@ function ClusterTable({ clusters }) {
           <th scope="col">MODEL CACHE PROVIDER</th>
           <th scope="col">GENERATION</th>
           <th scope="col">UPDATED</th>
-          ${kinds.map((kind) => html`<th scope="col" data-col=${kind}>${kind}</th>`)}
+          <th scope="col">OBJECTS</th>
           <th scope="col">TRY IT</th>
         </tr>
       </thead>
@@ -293,8 +363,16 @@ function ClusterTable({ clusters }) {
             <td data-col="modelCacheProvider">${cell(cluster.modelCacheProvider)}</td>
             <td data-col="generation">${cell(cluster.generation)}</td>
             <td data-col="updatedAt">${cell(cluster.updatedAt)}</td>
-            ${kinds.map((kind) => html`<td data-col=${kind}>${cell(cluster.counts[kind])}</td>`)}
-            <td><a href=${tryHash({ cluster: cluster.name })}>Try manifests against it</a></td>
+            <td data-col="counts">
+              <ul class="kind-counts">
+                ${kinds.map(
+                  (kind) => html`<li data-kind=${kind}>
+                    <span class="count">${cell(cluster.counts[kind])}</span> ${kind}
+                  </li>`,
+                )}
+              </ul>
+            </td>
+            <td data-col="try"><a href=${tryHash({ cluster: cluster.name })}>Try manifests against it</a></td>
           </tr>`,
         )}
       </tbody>
@@ -388,6 +466,9 @@ class SelectionsView extends Component {
   table(data) {
     const { cluster } = this.props;
     const { namespace, outcome } = this.state;
+    if (data.selections.length === 0) {
+      return html`<${NoSelections} cluster=${cluster} />`;
+    }
     const namespaces = [...new Set(data.selections.map((row) => row.namespace))];
     if (namespace && !namespaces.includes(namespace)) {
       namespaces.push(namespace); // named in the address, but holds no InferenceService
@@ -473,6 +554,77 @@ class SelectionsView extends Component {
   }
 }
 
+// A catalog without InferenceServices has no selection to list: its models can still be ranked
+// by name (the ranking view by model), so the page lists them.
+function NoSelections({ cluster }) {
+  return html`<div class="empty" id="no-selections">
+    <p>
+      <strong>${cluster} holds no InferenceService</strong>, so there is no selection to list. To
+      see which runtime a model would get, rank the model by name instead: pick one of the
+      cluster's models below, or type its name under “Rank a model of ${cluster}”.
+    </p>
+    <${Fetch}
+      label="the cluster's models"
+      request=${() => storedModels(cluster)}
+      show=${(models) =>
+        models.length === 0
+          ? html`<p id="no-models">${cluster} holds no model either.</p>`
+          : html`<ul id="cluster-models">
+              ${models.map(
+                (model) => html`<li>
+                  <a href=${rankHash(cluster, modelQuestion(model))}>
+                    Rank ${model.metadata.name}
+                  </a>
+                  <span class="quiet">
+                    ${" "}(${model.kind}, ${scopeWhere(model.metadata.namespace)})
+                  </span>
+                </li>`,
+              )}
+            </ul>`}
+    />
+  </div>`;
+}
+
+function modelQuestion(model) {
+  return model.kind === "ClusterBaseModel"
+    ? { model: model.metadata.name, modelKind: "ClusterBaseModel" }
+    : { model: model.metadata.name, namespace: model.metadata.namespace, modelKind: "BaseModel" };
+}
+
+// The cluster's BaseModels and ClusterBaseModels (GET …/objects?kind=), as one answer.
+async function storedModels(cluster) {
+  const answers = await Promise.all(
+    ["BaseModel", "ClusterBaseModel"].map((kind) =>
+      call("GET", withQuery(`${clusterPath(cluster)}/objects`, { kind })),
+    ),
+  );
+  const failed = answers.find((answer) => !answer.ok);
+  return failed || { ok: true, data: answers.flatMap((answer) => answer.data.items || []) };
+}
+
+// The runtimes' supportedModelFormats, for naming the entries of toWin: the stored runtimes of
+// the ranking's scopes (GET …/objects?kind=), by `<scope>|<name>`. Empty when they cannot be had
+// (the page then numbers the entries).
+async function storedEntries(cluster, answer) {
+  const entries = new Map();
+  const scopes = new Set(answer.runtimes.filter((row) => row.toWin).map((row) => row.scope));
+  await Promise.all(
+    [...scopes].map(async (scope) => {
+      const query =
+        scope === "Cluster"
+          ? { kind: "ClusterServingRuntime" }
+          : { kind: "ServingRuntime", namespace: answer.namespace };
+      const listed = await call("GET", withQuery(`${clusterPath(cluster)}/objects`, query));
+      const items = listed.ok && Array.isArray(listed.data.items) ? listed.data.items : [];
+      for (const item of items) {
+        const formats = item.spec ? item.spec.supportedModelFormats : null;
+        entries.set(`${scope}|${item.metadata.name}`, Array.isArray(formats) ? formats : null);
+      }
+    }),
+  );
+  return entries;
+}
+
 function RankView({ cluster, params }) {
   const question = {
     inferenceService: params.get("inferenceService") || "",
@@ -494,8 +646,15 @@ function RankView({ cluster, params }) {
     </p>
     <${Fetch}
       label="the ranking"
-      request=${() => call("GET", withQuery(`${clusterPath(cluster)}/rank`, question))}
-      show=${(answer) => html`<${Ranking} answer=${answer} />`}
+      request=${async () => {
+        const ranked = await call("GET", withQuery(`${clusterPath(cluster)}/rank`, question));
+        if (!ranked.ok) {
+          return ranked;
+        }
+        const entries = await storedEntries(cluster, ranked.data);
+        return { ...ranked, data: { answer: ranked.data, entries } };
+      }}
+      show=${({ answer, entries }) => html`<${Ranking} answer=${answer} entries=${entries} />`}
     />
   </section>`;
 }
@@ -588,6 +747,12 @@ function Impact({ answer, cluster }) {
   </div>`;
 }
 
+// Streams larger than this (characters) are cut into objects once typing pauses.
+const LARGE_STREAM = 256 * 1024;
+
+// The seed example, as the service ships it (the same bytes as tests/fixtures/seed_example.yaml).
+const SEED_EXAMPLE = "/ui/examples/seed_example.yaml";
+
 const RESULT_TITLES = {
   rank: "Ranking of the pasted manifests",
   lint: "What kubectl apply would answer",
@@ -617,8 +782,59 @@ class TryView extends Component {
       busy: false,
       notice: null,
       result: null,
+      pick: "",
+      loading: false,
     };
   }
+
+  // The pasted stream cut into objects, and the models and InferenceServices to choose from
+  // when it holds several: read again when the text changes, a large one once typing pauses
+  // (`now`: at once).
+  reading(now = false) {
+    const { text } = this.state;
+    if (this.read === undefined || this.read.text !== text) {
+      clearTimeout(this.readLater);
+      if (!now && text.length > LARGE_STREAM) {
+        this.readLater = setTimeout(() => {
+          if (!this.gone) {
+            this.reading(true);
+            this.forceUpdate();
+          }
+        }, 300);
+        return { text, stream: null, choices: null };
+      }
+      const stream = readStream(text);
+      this.read = { text, stream, choices: choicesOf(stream) };
+    }
+    return this.read;
+  }
+
+  // The choice made, or the one the command line would make unasked.
+  chosen() {
+    const { choices } = this.reading();
+    if (choices === null) {
+      return null;
+    }
+    const { pick } = this.state;
+    return (
+      choices.choices.find((choice) => choice.key === pick) ||
+      choices.choices.find((choice) => choice.key === choices.preferred)
+    );
+  }
+
+  loadSeed = async () => {
+    this.setState({ loading: true, notice: null });
+    const text = await fetchText(SEED_EXAMPLE);
+    if (this.gone) {
+      return;
+    }
+    if (text === null) {
+      const notice = "The seed example could not be read from the service.";
+      this.setState({ loading: false, notice });
+    } else {
+      this.setState({ loading: false, text });
+    }
+  };
 
   componentDidMount() {
     this.loadClusters();
@@ -647,6 +863,7 @@ class TryView extends Component {
 
   componentWillUnmount() {
     this.gone = true;
+    clearTimeout(this.readLater);
   }
 
   readFile = (event) => {
@@ -666,19 +883,30 @@ class TryView extends Component {
       return;
     }
     let path;
+    let sent = { body: text, contentType: mediaTypeOf(text) };
+    const { stream } = this.reading(true);
+    let choice = null;
     if (action === "rank") {
       path = withQuery("/v1/rank", { namespace, omeVersion });
+      // One model and at most one InferenceService per ranking: the chosen ones, as typed.
+      choice = this.chosen();
+      if (choice) {
+        sent = streamBody(stream.format, chosenObjects(stream, choice));
+      }
     } else if (action === "lint") {
       path = withQuery("/v1/lint", { omeVersion });
     } else {
       path = withQuery(`${clusterPath(cluster)}/impact`, { omeVersion });
     }
     this.setState({ busy: true, notice: null });
-    const answer = await call("POST", path, { body: text, contentType: mediaTypeOf(text) });
+    const answer = await call("POST", path, sent);
     if (this.gone) {
       return;
     }
-    this.setState({ busy: false, result: { action, cluster, answer } }, () => {
+    // `number` tells one answer from the next (data-answer), for whoever waits for it.
+    const number = (this.state.result ? this.state.result.number : 0) + 1;
+    const result = { action, cluster, answer, stream, choice, number };
+    this.setState({ busy: false, result }, () => {
       const heading = document.getElementById("result-title");
       if (heading) {
         heading.focus();
@@ -694,6 +922,7 @@ class TryView extends Component {
 
   render(_, state) {
     const { text, namespace, omeVersion, cluster, clusters, clustersError, busy, notice } = state;
+    const { choices } = this.reading();
     return html`<section>
       <h1 id="view-title" tabindex="-1">Try it</h1>
       <p class="lead">
@@ -719,7 +948,20 @@ class TryView extends Component {
             accept=".yaml,.yml,.json,application/json,application/yaml,text/yaml,text/plain"
             onChange=${this.readFile}
           />
+          <button
+            type="button"
+            id="load-seed"
+            onClick=${this.loadSeed}
+            aria-disabled=${state.loading}
+            aria-describedby="load-seed-what"
+          >
+            Load the seed example
+          </button>
+          <span class="quiet" id="load-seed-what">
+            a BaseModel and four runtimes (OME's runtime selection scoring page)
+          </span>
         </div>
+        ${choices ? this.picker(choices) : null}
         <div class="fields">
           <label for="try-namespace">Namespace (optional)</label>
           <input
@@ -773,20 +1015,67 @@ class TryView extends Component {
     </section>`;
   }
 
-  result({ action, cluster, answer }) {
+  picker(choices) {
+    const chosen = this.chosen();
+    const services = choices.choices.filter((choice) => choice.kind === "InferenceService");
+    const models = choices.choices.filter((choice) => choice.kind !== "InferenceService");
+    const count = (number, what) => `${number} ${what}${number === 1 ? "" : "s"}`;
+    return html`<div class="pick" id="pick">
+      <div class="fields">
+        <label for="rank-pick">Model or InferenceService to rank</label>
+        <select
+          id="rank-pick"
+          value=${chosen.key}
+          aria-describedby="pick-why"
+          onChange=${(event) => this.setState({ pick: event.currentTarget.value })}
+        >
+          ${services.length
+            ? html`<optgroup label="InferenceServices (with their model)">
+                ${services.map(
+                  (choice) => html`<option value=${choice.key}>
+                    ${choice.label}${choice.model === null ? "" : ` (model ${choice.model})`}
+                  </option>`,
+                )}
+              </optgroup>`
+            : null}
+          <optgroup label="Models (alone)">
+            ${models.map(
+              (choice) => html`<option value=${choice.key}>${choice.label} (${choice.kind})</option>`,
+            )}
+          </optgroup>
+        </select>
+      </div>
+      <p class="quiet" id="pick-why">
+        The manifests hold ${count(choices.services, "InferenceService")} and
+        ${" "}${count(choices.models, "model")}; a ranking is of one model and at most one
+        InferenceService. Rank sends the chosen one (an InferenceService with its model), every
+        runtime and the objects of other kinds, as <code>ome-ranker rank --inference-service</code>${" "}
+        or <code>--model</code> would; Lint and Impact send everything.
+      </p>
+    </div>`;
+  }
+
+  result({ action, cluster, answer, stream, choice, number }) {
     let body;
     if (!answer.ok) {
       body = html`<${ErrorBox} error=${answer.error} status=${answer.status} />`;
     } else if (action === "rank") {
-      body = html`<${Ranking} answer=${answer.data} />`;
+      const entries = entriesOf(stream, answer.data.namespace);
+      body = html`<${Ranking} answer=${answer.data} entries=${entries} />`;
     } else if (action === "lint") {
       body = html`<${Lint} answer=${answer.data} />`;
     } else {
       body = html`<${Impact} answer=${answer.data} cluster=${cluster} />`;
     }
-    return html`<section class="result" id=${`result-${action}`} aria-labelledby="result-title">
+    return html`<section
+      class="result"
+      id=${`result-${action}`}
+      data-answer=${number}
+      aria-labelledby="result-title"
+    >
       <h2 id="result-title" tabindex="-1">
         ${RESULT_TITLES[action]}${action === "impact" ? ` (${cluster})` : ""}
+        ${choice ? `: ${choice.kind} ${choice.label}` : ""}
       </h2>
       ${body}
     </section>`;
@@ -844,6 +1133,9 @@ const TITLES = {
   missing: "No such view",
 };
 
+// "open" when the service runs without access control (OME_RANKER_AUTH=none): no token then.
+const OPEN = document.querySelector('meta[name="ome-ranker-access"]')?.content === "open";
+
 class App extends Component {
   state = { route: parseRoute(window.location.hash), tokens: 0, hasToken: Boolean(getToken()) };
 
@@ -883,7 +1175,7 @@ class App extends Component {
     const key = `${route.view}|${route.cluster || ""}|${tokens}`;
     switch (route.view) {
       case "clusters":
-        return html`<${ClustersView} key=${key} />`;
+        return html`<${ClustersView} key=${key} open=${OPEN} />`;
       case "selections":
         return html`<${SelectionsView} key=${key} cluster=${route.cluster} params=${route.params} />`;
       case "rank":
@@ -913,7 +1205,7 @@ class App extends Component {
             <li><a href="/docs">API docs</a></li>
           </ul>
         </nav>
-        <${TokenForm} hasToken=${hasToken} onChange=${this.changeToken} />
+        ${OPEN ? null : html`<${TokenForm} hasToken=${hasToken} onChange=${this.changeToken} />`}
       </header>
       <main id="main">${this.view()}</main>
     </div>`;

@@ -26,17 +26,100 @@ export function decidedByText(row, above) {
   return above ? `below ${above.name} on ${rule}` : `on ${rule}`;
 }
 
-// toWin: what it would take for this row to come first among its scope's qualifying runtimes.
-export function toWinText(row) {
+// A size as OME users write one (`69B`, `1.5B`, `700M`: the suffixes OME strips), with the exact
+// number for a tooltip; `≈` when four significant digits do not hold all of it.
+const SIZE_UNITS = [
+  [1e12, "T"],
+  [1e9, "B"],
+  [1e6, "M"],
+];
+
+export function sizeText(value) {
+  if (value === null || value === undefined) {
+    return { text: "-", exact: null };
+  }
+  const exact = String(value);
+  for (const [unit, suffix] of SIZE_UNITS) {
+    if (Math.abs(value) >= unit) {
+      const scaled = value / unit;
+      const shown = Number(scaled.toPrecision(4));
+      return { text: `${shown === scaled ? "" : "≈"}${shown}${suffix}`, exact };
+    }
+  }
+  return { text: exact, exact };
+}
+
+function ordinal(number) {
+  const tens = number % 100;
+  const suffix =
+    tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[number % 10] || "th";
+  return `${number}${suffix}`;
+}
+
+function formatName(entry) {
+  const format = entry && typeof entry === "object" ? entry.modelFormat : null;
+  return format && typeof format === "object" && typeof format.name === "string" && format.name
+    ? format.name
+    : null;
+}
+
+function entryName(entry) {
+  return entry && typeof entry === "object" && typeof entry.name === "string" && entry.name
+    ? entry.name
+    : null;
+}
+
+// A supportedModelFormats entry named as its runtime's manifest names it: its `name`, else its
+// format; its index too when another entry reads the same. `entries`: the runtime's list, when
+// the page has it.
+export function entryText(index, entries) {
+  const entry = Array.isArray(entries) ? entries[index] : undefined;
+  const name = entryName(entry);
+  const format = formatName(entry);
+  let text;
+  let twins;
+  if (name) {
+    text = `entry "${name}"`;
+    twins = entries.filter((other) => entryName(other) === name).length;
+  } else if (format) {
+    text = `the ${format} entry`;
+    twins = entries.filter((other) => formatName(other) === format).length;
+  } else {
+    return `entry ${index} (the ${ordinal(index + 1)} supportedModelFormats item)`;
+  }
+  return twins > 1 ? `${text} (supportedModelFormats[${index}])` : text;
+}
+
+// toWin: what it would take for this row to come first among its scope's qualifying runtimes;
+// toWinNote: why even that would not get it selected (then the selected runtime stays so).
+// `entries`: each runtime's supportedModelFormats by `<scope>|<name>`, when the page has them.
+export function toWinText(row, answer, entries) {
   const advice = row.toWin;
+  const listed = entries ? entries.get(`${row.scope}|${row.name}`) : null;
+  const entry = (index) => entryText(index, listed);
   let text = "";
   if (advice && advice.autoSelect === true) {
-    text = `autoSelect: true on entry ${advice.entry} would make it eligible`;
+    text = `autoSelect: true on ${entry(advice.entry)} would make it eligible`;
   } else if (advice && advice.priority !== undefined && advice.priority !== null) {
-    text = `priority ${advice.priority} on entry ${advice.entry} would make it first`;
+    const among =
+      row.scope === "Cluster"
+        ? "the ClusterServingRuntimes"
+        : `the ServingRuntimes in ${answer.namespace}`;
+    text = `priority ${advice.priority} on ${entry(advice.entry)} would make it first`;
+    text += ` among ${among}`;
+    if (!row.toWinNote) {
+      text += ", so OME would select it";
+    }
   }
   if (row.toWinNote) {
-    text = text ? `${text} (${row.toWinNote})` : `(${row.toWinNote})`;
+    const selected = answer.selected;
+    let outcome = "it would still not be selected";
+    if (selected && selected.name === row.name && selected.scope === row.scope) {
+      outcome = "it is the selected runtime all the same";
+    } else if (selected) {
+      outcome = `${selected.name} would still be selected`;
+    }
+    text = text ? `${text}; ${outcome} (${row.toWinNote})` : `(${row.toWinNote})`;
   }
   return text || "-";
 }

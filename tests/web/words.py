@@ -1,0 +1,137 @@
+"""How the page words the API's fields (app/web/static/format.js), written again in Python so that
+the browser tests can say what each cell must read for any answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+RULES = {"score": "score", "distance": "size", "scope": "scope", "name": "name"}
+SIZE_UNITS = ((1e12, "T"), (1e9, "B"), (1e6, "M"))
+
+
+def cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if value is True:
+        return "Yes"
+    if value is False:
+        return "No"
+    return number(value) if isinstance(value, float) else str(value)
+
+
+def number(value: float) -> str:
+    """A JSON number as JavaScript's String() writes it (``7000000000.0`` → ``7000000000``)."""
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def size_text(value: float | None) -> tuple[str, str | None]:
+    """The DISTANCE cell and its tooltip: ``69B``, ``1.5B``, ``700M``, ``≈1.235B``."""
+    if value is None:
+        return "-", None
+    exact = number(value)
+    for unit, suffix in SIZE_UNITS:
+        if abs(value) >= unit:
+            scaled = value / unit
+            shown = float(f"{scaled:.4g}")
+            return f"{'' if shown == scaled else '≈'}{number(shown)}{suffix}", exact
+    return exact, exact
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _name(entry: Any) -> str | None:
+    name = entry.get("name") if isinstance(entry, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _format(entry: Any) -> str | None:
+    model_format = entry.get("modelFormat") if isinstance(entry, dict) else None
+    name = model_format.get("name") if isinstance(model_format, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def entry_text(index: int, entries: list | None) -> str:
+    entry = entries[index] if isinstance(entries, list) and index < len(entries) else None
+    if _name(entry):
+        text = f'entry "{_name(entry)}"'
+        twins = sum(_name(other) == _name(entry) for other in entries)
+    elif _format(entry):
+        text = f"the {_format(entry)} entry"
+        twins = sum(_format(other) == _format(entry) for other in entries)
+    else:
+        return f"entry {index} (the {_ordinal(index + 1)} supportedModelFormats item)"
+    return f"{text} (supportedModelFormats[{index}])" if twins > 1 else text
+
+
+def to_win_text(row: dict, answer: dict, entries: dict[str, list] | None) -> str:
+    advice = row["toWin"]
+    runtime_entries = (entries or {}).get(f"{row['scope']}|{row['name']}")
+    text = ""
+    if advice and advice.get("autoSelect"):
+        text = f"autoSelect: true on {entry_text(advice['entry'], runtime_entries)} would make it "
+        text += "eligible"
+    elif advice:
+        among = (
+            "the ClusterServingRuntimes"
+            if row["scope"] == "Cluster"
+            else f"the ServingRuntimes in {answer['namespace']}"
+        )
+        text = (
+            f"priority {advice['priority']} on {entry_text(advice['entry'], runtime_entries)} "
+            f"would make it first among {among}"
+        )
+        if not row["toWinNote"]:
+            text += ", so OME would select it"
+    if row["toWinNote"]:
+        selected = answer["selected"]
+        outcome = "it would still not be selected"
+        if selected and (selected["name"], selected["scope"]) == (row["name"], row["scope"]):
+            outcome = "it is the selected runtime all the same"
+        elif selected:
+            outcome = f"{selected['name']} would still be selected"
+        text = f"{text}; {outcome} ({row['toWinNote']})" if text else f"({row['toWinNote']})"
+    return text or "-"
+
+
+def expected_rows(answer: dict, entries: dict[str, list] | None) -> list[dict[str, str]]:
+    """The page's ranking table as the API's JSON answer says it must read."""
+    rows = []
+    runtimes = answer["runtimes"]
+    for index, row in enumerate(runtimes):
+        order = "-"
+        if row["decidedBy"]:
+            order = f"below {runtimes[index - 1]['name']} on {RULES[row['decidedBy']]}"
+        rows.append(
+            {
+                "runtime": row["name"],
+                "scope": row["scope"],
+                "compatible": cell(row["compatible"]),
+                "priority": cell(row["priority"]),
+                "weight": cell(row["weight"]),
+                "reason": cell(row["reason"]),
+                "score": cell(row["score"]),
+                "distance": size_text(row["distance"])[0],
+                "order": order,
+                "to-win": to_win_text(row, answer, entries),
+            }
+        )
+    return rows
+
+
+def runtime_entries(runtimes: list[dict], namespace: str) -> dict[str, list]:
+    """Each runtime's supportedModelFormats by ``<scope>|<name>``, as the page looks them up
+    (the last of each; ServingRuntimes of ``namespace`` or of none)."""
+    found: dict[str, list] = {}
+    for runtime in runtimes:
+        metadata = runtime.get("metadata") or {}
+        cluster = runtime["kind"] == "ClusterServingRuntime"
+        if not cluster and metadata.get("namespace") not in (None, namespace):
+            continue
+        scope = "Cluster" if cluster else "Namespaced"
+        found[f"{scope}|{metadata['name']}"] = (runtime.get("spec") or {}).get(
+            "supportedModelFormats"
+        )
+    return found
