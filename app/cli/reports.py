@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from app.rendering.lint import counts_line
+
 from . import output
 from .api import Call, Sent, encode, endpoint_path
 from .options import (
@@ -82,8 +84,7 @@ def finding_lines(answer: dict[str, Any], sent: Sent, severity: str) -> list[str
         if field and field not in message:
             message = f"{field}: {message}"
         lines.append(f"{origin + ': ' if origin else ''}{finding['severity']}: {subject}{message}")
-    counts = answer["counts"]
-    lines.append(", ".join(_count(counts.get(level, 0), level) for level in reversed(SEVERITIES)))
+    lines.append(counts_line(answer["counts"]))
     return lines
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.selection.admission import ERROR, WARNING, Admission, Finding
+from app.selection.admission import ERROR, INFO, WARNING, Admission, Finding
 
 from .encode import printable
 
@@ -26,9 +26,20 @@ def _where(finding: Finding) -> str:
     return f"{finding.kind} {name}"
 
 
+def counts_line(counts: dict[str, int]) -> str:
+    """``1 error, 0 warnings, 2 infos``: the last line of a lint answer's text."""
+
+    def count(severity: str) -> str:
+        number = counts.get(severity, 0)
+        return f"{number} {severity}{'' if number == 1 else 's'}"
+
+    return ", ".join(count(severity) for severity in (ERROR, WARNING, INFO))
+
+
 def lint_text(admission: Admission) -> str:
     """As kubectl prints it: ``Warning:`` lines, and the webhook's or the API server's refusal
-    after ``error:``; what OME accepts but rarely means after ``info:``."""
+    after ``error:``; what OME accepts but rarely means after ``info:``. Then the counts, so that
+    an answer without findings is not an empty body."""
     lines = []
     for finding in admission.findings:
         if finding.severity == ERROR:
@@ -44,6 +55,7 @@ def lint_text(admission: Admission) -> str:
         else:
             field = f" {finding.field}:" if finding.field else ""
             lines.append(f"info: {_where(finding)}:{field} {finding.message}")
+    lines.append(counts_line(admission.counts()))
     return "".join(printable(line) + "\n" for line in lines)
 
 

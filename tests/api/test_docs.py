@@ -48,3 +48,12 @@ def test_type_labels():
     assert str(type_label({"anyOf": [{"type": "integer"}, {"type": "null"}]})) == ("integer | null")
     assert str(type_label(None)) == "any"
     assert constraints({"enum": ["a", None], "maxItems": 3}) == 'one of "a", null; maxItems 3'
+
+
+def test_no_backtick_reaches_the_reader_outside_examples(client):
+    page = client.get("/docs").get_data(as_text=True)
+    # Examples are shown as they are (their values may hold backticks); everything else is
+    # prose, whose `code` becomes <code>.
+    prose_only = re.sub(r"<pre>.*?</pre>", "", page, flags=re.DOTALL)
+    assert "`" not in prose_only
+    assert "<strong>The stored objects as a <code>kind: List</code>" in page

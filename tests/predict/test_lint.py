@@ -302,6 +302,15 @@ def test_text_output_reads_like_kubectl(client):
         "safetensors in the clusterservingruntimes b and a"
     )
     assert "Warning: Runtime vllm will be auto-selected for model llama" in lines
+    counts = lint(client, a, b, model_doc(), runtime_doc("vllm", entry()), svc).get_json()
+    assert counts["counts"] == {"error": 2, "warning": 1, "info": 0}
+    assert lines[-1] == "2 errors, 1 warning, 0 infos"
+
+
+def test_a_clean_text_answer_still_says_so(client):
+    response = lint(client, model_doc(), runtime_doc("vllm", entry()), **TEXT)
+    assert response.get_json(silent=True) is None
+    assert response.get_data(as_text=True) == "0 errors, 0 warnings, 0 infos\n"
 
 
 def test_cluster_lint_checks_the_bodys_objects_over_the_stored_ones(client):
