@@ -26,23 +26,29 @@ class ApiError(Exception):
 
 
 class MalformedRequest(ApiError):
+    """The body is not valid JSON or YAML, or not the expected top-level shape; or a path's cluster
+    name is not a DNS-1123 label."""
+
     status, code = 400, "MalformedRequest"
 
 
 class PayloadTooLarge(ApiError):
+    """The body is over `OME_RANKER_MAX_BODY_BYTES`, or holds more runtimes than
+    `OME_RANKER_MAX_RUNTIMES` (this deployment's values are in the description's introduction)."""
+
     status, code = 413, "PayloadTooLarge"
 
 
 class UnsupportedMediaType(ApiError):
+    """A `Content-Type` other than JSON or YAML (no `Content-Type` reads as JSON)."""
+
     status, code = 415, "UnsupportedMediaType"
 
 
-class NotAcceptable(ApiError):
-    status, code = 406, "NotAcceptable"
-
-
 class InvalidDocument(ApiError):
-    """A document breaks SPEC §1; ``fields`` maps full paths to messages."""
+    """A document breaks the schema; `fields` maps each full path to its messages. Also a query
+    parameter that is not what it must be (a `namespace` that is not a DNS-1123 label, an
+    `omeVersion` that is not a version) and an InferenceService naming another model."""
 
     status, code = 422, "InvalidDocument"
 
@@ -56,55 +62,78 @@ class InvalidDocument(ApiError):
 
 
 class NoRuntimeFound(ApiError):
+    """Nothing qualifies: `message` is OME's no-runtime text, `excluded` maps each excluded runtime
+    to its reason."""
+
     status, code = 422, "NoRuntimeFound"
 
 
 class RuntimeNotFound(ApiError):
+    """The InferenceService's `spec.runtime.name` names no runtime where its `spec.runtime.kind`
+    looks."""
+
     status, code = 404, "RuntimeNotFound"
 
 
 class RuntimeDisabled(ApiError):
+    """The runtime the InferenceService names is disabled."""
+
     status, code = 422, "RuntimeDisabled"
 
 
 class DeadlineExceeded(ApiError):
-    """The request ran past ``OME_RANKER_REQUEST_DEADLINE`` (app/http/deadline.py)."""
+    """The request ran past `OME_RANKER_REQUEST_DEADLINE`."""
 
     status, code = 503, "DeadlineExceeded"
 
 
 class RequestTimeout(ApiError):
-    """The client did not send its whole request within ``OME_RANKER_CLIENT_TIMEOUT``."""
+    """The request did not arrive in full within `OME_RANKER_CLIENT_TIMEOUT`."""
 
     status, code = 408, "RequestTimeout"
 
 
 # Answered by the worker (app/worker/) for requests gunicorn's parser refuses.
 class RequestLineTooLong(ApiError):
+    """The request line is over 4 094 bytes."""
+
     status, code = 414, "RequestLineTooLong"
 
 
 class HeadersTooLarge(ApiError):
+    """Too many or too large headers."""
+
     status, code = 431, "HeadersTooLarge"
 
 
 class ExpectationFailed(ApiError):
+    """An `Expect` other than `100-continue`."""
+
     status, code = 417, "ExpectationFailed"
 
 
 class UnsupportedTransferCoding(ApiError):
+    """A `Transfer-Encoding` other than `chunked`."""
+
     status, code = 501, "UnsupportedTransferCoding"
 
 
 class RuntimeInheritanceError(ApiError):
+    """The named runtime's `inherit-from` chain cannot be resolved."""
+
     status, code = 422, "RuntimeInheritanceError"
 
 
 class RuntimeIncompatible(ApiError):
+    """The named runtime does not support the model; `message` is OME's reason."""
+
     status, code = 422, "RuntimeIncompatible"
 
 
 class ModelNotReady(ApiError):
+    """The model has no `modelFormat.name` yet: `message` is OME's refusal, `hint` says what fills
+    it."""
+
     status, code = 422, "ModelNotReady"
 
 
@@ -117,40 +146,61 @@ MODEL_NOT_READY_HINT = (
 
 
 class ModelNotFound(ApiError):
+    """The InferenceService (or the query) names a model that is not there: OME's model lookup
+    fails."""
+
     status, code = 404, "ModelNotFound"
 
 
 # Stored catalogs (SPEC §17).
 class Unauthorized(ApiError):
+    """No token, an unknown one, or no token file configured."""
+
     status, code = 401, "Unauthorized"
     headers = {"WWW-Authenticate": 'Bearer realm="ome-ranker"'}
 
 
 class Forbidden(ApiError):
+    """The token may not read (or write, create, delete) this cluster."""
+
     status, code = 403, "Forbidden"
 
 
 class ClusterNotFound(ApiError):
+    """No cluster of that name is stored."""
+
     status, code = 404, "ClusterNotFound"
 
 
 class InferenceServiceNotFound(ApiError):
+    """No stored InferenceService of that namespace and name."""
+
     status, code = 404, "InferenceServiceNotFound"
 
 
 class ObjectNotFound(ApiError):
+    """No stored object of that kind, namespace and name."""
+
     status, code = 404, "ObjectNotFound"
 
 
 class PreconditionFailed(ApiError):
+    """`If-Match` is not the cluster's current ETag; `generation` is the current one."""
+
     status, code = 412, "PreconditionFailed"
 
 
 class LimitExceeded(ApiError):
+    """Refused before any work: over a bound of this deployment (objects, stored bytes or runtimes
+    per cluster, clusters, runtime checks per request, answer size); `variable` names the
+    setting, `limit` its value, `requested` what the request needed."""
+
     status, code = 422, "LimitExceeded"
 
 
 class StoreUnavailable(ApiError):
+    """The catalog store cannot be reached; retry after `Retry-After`."""
+
     status, code = 503, "StoreUnavailable"
     headers = {"Retry-After": "5"}
 
@@ -173,7 +223,6 @@ HTTP_CODES = {
     400: "MalformedRequest",
     404: "NotFound",
     405: "MethodNotAllowed",
-    406: "NotAcceptable",
     413: "PayloadTooLarge",
     415: "UnsupportedMediaType",
 }

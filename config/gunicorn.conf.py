@@ -76,7 +76,7 @@ loglevel = env_log_level("OME_RANKER_LOG_LEVEL", "INFO").lower()
 
 class NoAccessLogLogger(Logger):
     """gunicorn's logger without its access log: the app writes one structured line per request
-    (app/observability.py). With ``logconfig_dict`` set, gunicorn counts its access log as
+    (app/http/observability.py). With ``logconfig_dict`` set, gunicorn counts its access log as
     enabled even though ``accesslog`` is off, and builds every request's line to discard it."""
 
     @property

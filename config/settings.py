@@ -283,7 +283,7 @@ class Config:
         # Entries are signed (app/cache/framing.py); None: a random key of this process.
         self.CACHE_SECRET = cache_secret()
         self.LOG_LEVEL = env_log_level("OME_RANKER_LOG_LEVEL", "INFO")
-        # A request still running this long is answered 503 (app/deadline.py).
+        # A request still running this long is answered 503 (app/http/deadline.py).
         self.REQUEST_DEADLINE_SECONDS = request_deadline(worker_timeout())
         # Stored catalogs (SPEC §17): in Redis with REDIS_URL, else in this SQLite file.
         self.STORE_PATH = _env_str("OME_RANKER_STORE_PATH", "var/ome-ranker.sqlite3")

@@ -23,10 +23,22 @@ from app.http.access import (
     store_errors,
 )
 from app.http.body import content_type, ranking_request, read_body
+from app.http.described import (
+    CATALOG_ERRORS,
+    MANIFESTS,
+    NEGOTIATED,
+    NOT_MODIFIED,
+    STREAM_ERRORS,
+    answer,
+    described,
+    parameter,
+)
 from app.http.limits import check_rankings, check_runtimes
 from app.http.ranking import compute_ranking
 from app.http.respond import selections_answer, wanted_output
 from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answer
+from app.schemas.answers import SelectionsSchema
+from app.schemas.api import RankResponseSchema, SelectResponseSchema
 from app.schemas.requests import load_rank_request
 from app.selection.catalog import (
     find_inference_service,
@@ -41,6 +53,24 @@ from app.selection.ranking import target_namespace
 from app.store import CatalogDocuments
 
 bp = Blueprint("cluster_answers", __name__)
+
+BY_NAME = (
+    parameter("model", "The model's name (or use `inferenceService`)."),
+    parameter("namespace", "Where a BaseModel is looked for; the target namespace."),
+    parameter("modelKind", "`BaseModel` or `ClusterBaseModel`: look only there."),
+    parameter("inferenceService", "`<namespace>/<name>` of a stored InferenceService."),
+)
+BY_NAME_ERRORS = (
+    *CATALOG_ERRORS,
+    "InvalidDocument",
+    "LimitExceeded",
+    "ModelNotFound",
+    "InferenceServiceNotFound",
+    *errors.SELECTION_ERRORS,
+)
+OVERLAID_ERRORS = (*BY_NAME_ERRORS, *STREAM_ERRORS)
+RANKING = answer("The ranking.", RankResponseSchema, NEGOTIATED, headers=("ETag", "Vary"))
+SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag",))
 
 
 def _catalog_answer(
@@ -123,6 +153,15 @@ def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
 
 
 @bp.get("/v1/clusters/<cluster>/rank")
+@described(
+    "rankByName",
+    "clusters",
+    "`/v1/rank`'s answer from the stored objects",
+    parameters=("IfNoneMatch", "CacheControl", *BY_NAME),
+    answers={200: RANKING, 304: NOT_MODIFIED},
+    errors=BY_NAME_ERRORS,
+    secured=True,
+)
 @store_errors
 def rank_by_name(cluster: str) -> Response:
     output = wanted_output()
@@ -132,6 +171,15 @@ def rank_by_name(cluster: str) -> Response:
 
 
 @bp.get("/v1/clusters/<cluster>/select")
+@described(
+    "selectByName",
+    "clusters",
+    "`/v1/select`'s answer from the stored objects",
+    parameters=("IfNoneMatch", "CacheControl", *BY_NAME),
+    answers={200: SELECTED, 304: NOT_MODIFIED},
+    errors=(*BY_NAME_ERRORS, "NoRuntimeFound"),
+    secured=True,
+)
 @store_errors
 def select_by_name(cluster: str) -> Response:
     return _by_name(cluster, "select", OUTPUT_JSON, select_answer)
@@ -183,6 +231,16 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
 
 
 @bp.post("/v1/clusters/<cluster>/rank")
+@described(
+    "rankOverlaid",
+    "clusters",
+    "The body's manifests over the stored runtimes; nothing stored",
+    parameters=BY_NAME[:3],
+    body=MANIFESTS,
+    answers={200: RANKING},
+    errors=OVERLAID_ERRORS,
+    secured=True,
+)
 @store_errors
 def rank_overlaid(cluster: str) -> Response:
     output = wanted_output()
@@ -192,6 +250,16 @@ def rank_overlaid(cluster: str) -> Response:
 
 
 @bp.post("/v1/clusters/<cluster>/select")
+@described(
+    "selectOverlaid",
+    "clusters",
+    "The body's manifests over the stored runtimes; nothing stored",
+    parameters=BY_NAME[:3],
+    body=MANIFESTS,
+    answers={200: SELECTED},
+    errors=(*OVERLAID_ERRORS, "NoRuntimeFound"),
+    secured=True,
+)
 @store_errors
 def select_overlaid(cluster: str) -> Response:
     return _overlaid(cluster, "select", OUTPUT_JSON, select_answer)
@@ -201,6 +269,18 @@ def select_overlaid(cluster: str) -> Response:
 
 
 @bp.get("/v1/clusters/<cluster>/selections")
+@described(
+    "clusterSelections",
+    "clusters",
+    "Every stored InferenceService with its outcome",
+    parameters=("IfNoneMatch", "CacheControl", parameter("namespace", "Only this namespace.")),
+    answers={
+        200: answer("The selections.", SelectionsSchema, NEGOTIATED, headers=("ETag",)),
+        304: NOT_MODIFIED,
+    },
+    errors=(*CATALOG_ERRORS, "InvalidDocument", "LimitExceeded"),
+    secured=True,
+)
 @store_errors
 def cluster_selections(cluster: str) -> Response:
     may_read(cluster)

@@ -21,31 +21,57 @@ from app.http.access import (
     store_errors,
 )
 from app.http.body import json_body, objects
+from app.http.described import (
+    CATALOG_ERRORS,
+    MANIFESTS,
+    NOT_MODIFIED,
+    STREAM_ERRORS,
+    YAML,
+    answer,
+    body,
+    described,
+    parameter,
+)
 from app.http.respond import respond, wanted_output
 from app.rendering.answers import rendered
 from app.rendering.selections import ignored_body
+from app.schemas.answers import (
+    ClusterInfoSchema,
+    ClusterListSchema,
+    ClusterSettingsSchema,
+    ObjectDeletedSchema,
+    ObjectListSchema,
+    ObjectsWrittenSchema,
+)
 from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
 from app.selection.documents import OtherObject
 from app.store import ClusterInfo, ClusterSettings, StoredObject
 
 bp = Blueprint("clusters", __name__)
-SETTINGS_KEYS = {"omeVersion", "modelCacheProvider", "description"}
+SETTINGS = ClusterSettingsSchema()
+JSON_OR_YAML = ("application/json", YAML)
+WRITE_ERRORS = (*CATALOG_ERRORS, *STREAM_ERRORS, "PreconditionFailed")
+
+
+def _tagged(description: str, schema: type) -> dict[str, Any]:
+    """An answer of one cluster, with its ``ETag``."""
+    return answer(description, schema, JSON_OR_YAML, headers=("ETag",))
+
+
+SETTINGS_KEYS = frozenset(field.data_key or name for name, field in SETTINGS.fields.items())
 
 
 def info_body(info: ClusterInfo) -> dict[str, Any]:
-    settings = info.settings
     return {
         "name": info.name,
-        "omeVersion": settings.ome_version,
-        "modelCacheProvider": settings.model_cache_provider,
-        "description": settings.description,
+        **SETTINGS.dump(info.settings),
         "generation": info.generation,
         "updatedAt": info.updated_at,
         "counts": info.counts,
     }
 
 
-def answer(body: Any, status: int = 200, info: ClusterInfo | None = None) -> Response:
+def reply(body: Any, status: int = 200, info: ClusterInfo | None = None) -> Response:
     """JSON, or YAML when ``Accept`` asks for it; with the cluster's ``ETag``."""
     return respond(rendered(body, wanted_output(), status=status), info=info)
 
@@ -56,29 +82,62 @@ def _settings(body: Any) -> ClusterSettings:
     unknown = set(body) - SETTINGS_KEYS
     if unknown:
         raise errors.MalformedRequest(f"unknown settings: {', '.join(sorted(unknown))}")
-    problems: dict[str, list[str]] = {}
-    for key in SETTINGS_KEYS:
-        if body.get(key) is not None and not isinstance(body[key], str):
-            problems[key] = ["Not a valid string."]
-    version = body.get("omeVersion") or DEFAULT_OME_VERSION
+    values = {name: body.get(field.data_key or name) for name, field in SETTINGS.fields.items()}
+    problems = {
+        SETTINGS.fields[name].data_key or name: ["Not a valid string."]
+        for name, value in values.items()
+        if value is not None and not isinstance(value, str)
+    }
+    values["ome_version"] = values["ome_version"] or DEFAULT_OME_VERSION
     if "omeVersion" not in problems:
-        problem = version_problem(version)
+        problem = version_problem(values["ome_version"])
         if problem is not None:
             problems["omeVersion"] = [problem]
     if problems:
         raise errors.InvalidDocument(problems)
-    return ClusterSettings(version, body.get("modelCacheProvider"), body.get("description"))
+    return ClusterSettings(**values)
 
 
 @bp.get("/v1/clusters")
+@described(
+    "listClusters",
+    "clusters",
+    "The clusters the token may read",
+    answers={
+        200: answer(
+            "Each cluster's settings, generation and counts.", ClusterListSchema, JSON_OR_YAML
+        )
+    },
+    errors=("Unauthorized", "StoreUnavailable"),
+    secured=True,
+)
 @store_errors
 def list_clusters() -> Response:
     token = caller()
     infos = [info for info in get_store().list_infos() if token.can_read(info.name)]
-    return answer({"clusters": [info_body(info) for info in infos]})
+    return reply({"clusters": [info_body(info) for info in infos]})
 
 
 @bp.put("/v1/clusters/<cluster>")
+@described(
+    "putCluster",
+    "clusters",
+    "Create (201) or update (200) a cluster's settings",
+    parameters=("IfMatch",),
+    body=body("The settings; no body keeps the defaults.", ClusterSettingsSchema, required=False),
+    answers={
+        200: _tagged("Updated.", ClusterInfoSchema),
+        201: _tagged("Created.", ClusterInfoSchema),
+    },
+    errors=(
+        *CATALOG_ERRORS,
+        "PayloadTooLarge",
+        "PreconditionFailed",
+        "InvalidDocument",
+        "LimitExceeded",
+    ),
+    secured=True,
+)
 @store_errors
 def put_cluster(cluster: str) -> Response:
     token = may_write(cluster)
@@ -89,18 +148,36 @@ def put_cluster(cluster: str) -> Response:
         raise errors.Forbidden(f"token {token.name} may not create clusters")
     info, created = store.put_settings(cluster, settings, if_match=if_match())
     log_write(token, cluster, "create" if created else "settings", info)
-    return answer(info_body(info), 201 if created else 200, info)
+    return reply(info_body(info), 201 if created else 200, info)
 
 
 @bp.get("/v1/clusters/<cluster>")
+@described(
+    "getCluster",
+    "clusters",
+    "One cluster",
+    parameters=("IfNoneMatch",),
+    answers={200: _tagged("The cluster.", ClusterInfoSchema), 304: NOT_MODIFIED},
+    errors=CATALOG_ERRORS,
+    secured=True,
+)
 @store_errors
 def get_cluster(cluster: str) -> Response:
     may_read(cluster)
     info = info_or_404(cluster)
-    return not_modified(info) or answer(info_body(info), info=info)
+    return not_modified(info) or reply(info_body(info), info=info)
 
 
 @bp.delete("/v1/clusters/<cluster>")
+@described(
+    "deleteCluster",
+    "clusters",
+    "Delete a cluster, its settings and objects",
+    parameters=("IfMatch",),
+    answers={204: answer("Deleted.", media=())},
+    errors=(*CATALOG_ERRORS, "PreconditionFailed"),
+    secured=True,
+)
 @store_errors
 def delete_cluster(cluster: str) -> Response:
     token = may_write(cluster)
@@ -131,7 +208,7 @@ def _write_answer(info: ClusterInfo, others: list[OtherObject], warnings: list[s
         "ignored": ignored_body(others),
         "warnings": warnings,
     }
-    return answer(body, info=info)
+    return reply(body, info=info)
 
 
 def _write_objects(cluster: str, action: str) -> Response:
@@ -146,6 +223,16 @@ def _write_objects(cluster: str, action: str) -> Response:
 
 
 @bp.put("/v1/clusters/<cluster>/objects")
+@described(
+    "replaceObjects",
+    "clusters",
+    "Replace every stored object with the body's",
+    parameters=("IfMatch",),
+    body=MANIFESTS,
+    answers={200: _tagged("What was stored.", ObjectsWrittenSchema)},
+    errors=WRITE_ERRORS,
+    secured=True,
+)
 @store_errors
 def replace_objects(cluster: str) -> Response:
     """Replace every stored object with the body's."""
@@ -153,6 +240,16 @@ def replace_objects(cluster: str) -> Response:
 
 
 @bp.post("/v1/clusters/<cluster>/objects")
+@described(
+    "applyObjects",
+    "clusters",
+    "Add or replace the body's objects, leave the rest",
+    parameters=("IfMatch",),
+    body=MANIFESTS,
+    answers={200: _tagged("What was stored.", ObjectsWrittenSchema)},
+    errors=WRITE_ERRORS,
+    secured=True,
+)
 @store_errors
 def apply_objects(cluster: str) -> Response:
     """Add or replace the body's objects (as kubectl apply would), leave the rest."""
@@ -160,6 +257,20 @@ def apply_objects(cluster: str) -> Response:
 
 
 @bp.delete("/v1/clusters/<cluster>/objects/<kind>/<name>")
+@described(
+    "deleteObject",
+    "clusters",
+    "Remove one object",
+    parameters=(
+        parameter("kind", "One of the five OME kinds.", "path", required=True),
+        parameter("name", "The object's name.", "path", required=True),
+        "IfMatch",
+        parameter("namespace", "For namespaced kinds (default `default`)."),
+    ),
+    answers={200: _tagged("The new generation and counts.", ObjectDeletedSchema)},
+    errors=(*CATALOG_ERRORS, "ObjectNotFound", "PreconditionFailed", "InvalidDocument"),
+    secured=True,
+)
 @store_errors
 def delete_object(cluster: str, kind: str, name: str) -> Response:
     token = may_write(cluster)
@@ -175,12 +286,25 @@ def delete_object(cluster: str, kind: str, name: str) -> Response:
         where = f" in namespace {namespace}" if namespace else ""
         raise errors.ObjectNotFound(f"{kind} {name}{where} not found in cluster {cluster}")
     log_write(token, cluster, "delete-object", info)
-    return answer(
+    return reply(
         {"cluster": cluster, "generation": info.generation, "counts": info.counts}, info=info
     )
 
 
 @bp.get("/v1/clusters/<cluster>/objects")
+@described(
+    "listObjects",
+    "clusters",
+    "The stored objects as a `kind: List`, in their stored form",
+    parameters=(
+        "IfNoneMatch",
+        parameter("kind", "Only objects of this kind."),
+        parameter("namespace", "Only objects of this namespace."),
+    ),
+    answers={200: _tagged("The objects as stored.", ObjectListSchema), 304: NOT_MODIFIED},
+    errors=(*CATALOG_ERRORS, "InvalidDocument"),
+    secured=True,
+)
 @store_errors
 def list_objects(cluster: str) -> Response:
     may_read(cluster)
@@ -198,4 +322,4 @@ def list_objects(cluster: str) -> Response:
         if (kind is None or item.kind == kind)
         and (namespace is None or item.namespace == namespace)
     ]
-    return answer({"apiVersion": "v1", "kind": "List", "items": items}, info=catalog.info)
+    return reply({"apiVersion": "v1", "kind": "List", "items": items}, info=catalog.info)

@@ -14,6 +14,8 @@ from typing import Any
 from flask import Blueprint, Response, current_app, render_template
 from markupsafe import Markup, escape
 
+from app.http.described import answer, described
+
 from .openapi import spec_for
 
 bp = Blueprint("documentation", __name__, template_folder="templates")
@@ -115,12 +117,26 @@ def _operations(spec: dict) -> list[dict]:
 
 
 @bp.get("/openapi.json")
+@described(
+    "openapiSpec",
+    "documentation",
+    "This OpenAPI description",
+    description="OpenAPI 3.1, built from the service's views and marshmallow schemas.",
+    answers={200: answer("The description.")},
+)
 def openapi_json() -> Response:
     payload = json.dumps(spec_for(current_app), ensure_ascii=True, separators=(",", ":"))
     return Response(payload, status=200, content_type="application/json")
 
 
 @bp.get("/docs")
+@described(
+    "apiDocs",
+    "documentation",
+    "This description as a web page",
+    description="A self-contained HTML page (no external assets), rendered from `/openapi.json`.",
+    answers={200: answer("The page.", media=("text/html",))},
+)
 def docs() -> Response:
     spec = spec_for(current_app)
     page = render_template(

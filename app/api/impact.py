@@ -14,6 +14,17 @@ from app.http.access import (
     store_errors,
 )
 from app.http.body import json_body
+from app.http.described import (
+    CATALOG_ERRORS,
+    MANIFESTS,
+    NEGOTIATED,
+    SETTINGS_PARAMETERS,
+    STREAM_ERRORS,
+    answer,
+    body,
+    described,
+    parameter,
+)
 from app.http.limits import (
     check_answer,
     check_body_runtimes,
@@ -25,6 +36,7 @@ from app.http.respond import respond, wanted_output
 from app.reading.objects import objects_in
 from app.rendering.answers import rendered
 from app.rendering.impact import changes, impact_text, message_bytes
+from app.schemas.answers import ImpactRequestSchema, ImpactSchema
 from app.selection.catalog import CLUSTER_SCOPED_KINDS, CatalogView, ObjectKey, planned_rankings
 from app.selection.catalog import selections as selections_of
 from app.store import ClusterInfo
@@ -63,6 +75,28 @@ def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = 
 
 
 @bp.post("/v1/clusters/<cluster>/impact")
+@described(
+    "impactCluster",
+    "predict",
+    "The stored InferenceServices that applying the manifests would move",
+    description="`checked` InferenceServices, `count` and `changes`: every InferenceService "
+    "whose `/v1/select` answer the change moves (status or body); nothing stored. `text/plain`: "
+    "`NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
+    parameters=(
+        parameter(
+            "delete",
+            "`<kind>/<namespace>/<name>` (`<kind>/<name>` for cluster-scoped kinds) the change "
+            "deletes; repeatable.",
+            type="array",
+            items={"type": "string"},
+        ),
+        *SETTINGS_PARAMETERS,
+    ),
+    body=MANIFESTS,
+    answers={200: answer("The changes.", ImpactSchema, NEGOTIATED, headers=("ETag", "Vary"))},
+    errors=(*CATALOG_ERRORS, *STREAM_ERRORS),
+    secured=True,
+)
 @store_errors
 def impact_cluster(cluster: str) -> Response:
     may_read(cluster)
@@ -80,6 +114,18 @@ def impact_cluster(cluster: str) -> Response:
 
 
 @bp.post("/v1/impact")
+@described(
+    "impact",
+    "predict",
+    "The InferenceServices a change from `current` to `proposed` moves",
+    description="`checked` InferenceServices, `count` and `changes`: every InferenceService "
+    "whose `/v1/select` answer the change moves (status or body); nothing stored. `text/plain`: "
+    "`NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
+    parameters=SETTINGS_PARAMETERS,
+    body=body("The manifests of both sides.", ImpactRequestSchema),
+    answers={200: answer("The changes.", ImpactSchema, NEGOTIATED, headers=("Vary",))},
+    errors=tuple(code for code in STREAM_ERRORS if code != "UnsupportedMediaType"),
+)
 def impact() -> Response:
     """``{"current": [...], "proposed": [...]}``: two streams of manifests."""
     body = json_body()

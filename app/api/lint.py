@@ -12,6 +12,15 @@ from app.http.access import (
     stateless_access,
     store_errors,
 )
+from app.http.described import (
+    CATALOG_ERRORS,
+    MANIFESTS,
+    NEGOTIATED,
+    SETTINGS_PARAMETERS,
+    STREAM_ERRORS,
+    answer,
+    described,
+)
 from app.http.limits import check_answer, check_rankings, objects_within_bounds
 from app.http.query import model_cache_provider, ome_version
 from app.http.respond import respond, wanted_output
@@ -19,6 +28,7 @@ from app.reading.objects import ObjectStream
 from app.rendering.answers import rendered
 from app.rendering.lint import finding_body, lint_text, message_bytes
 from app.rendering.selections import ignored_body
+from app.schemas.answers import LintSchema
 from app.selection.admission import Admission, admit, planned_admission_rankings
 from app.selection.catalog import CatalogView, ObjectKey
 from app.store import ClusterInfo
@@ -50,6 +60,18 @@ def _answer(admission: Admission, stream: ObjectStream, info: ClusterInfo | None
 
 
 @bp.post("/v1/lint")
+@described(
+    "lint",
+    "predict",
+    "What applying the manifests to a cluster holding exactly them would answer",
+    description="`admitted`, `counts` per severity and `findings` in canonical order (errors, "
+    "warnings, infos); `text/plain` prints them as kubectl does (`error: … denied the request: "
+    "…`, `Warning: …`, `info: …`), then the counts.",
+    parameters=SETTINGS_PARAMETERS,
+    body=MANIFESTS,
+    answers={200: answer("The findings.", LintSchema, NEGOTIATED, headers=("Vary",))},
+    errors=STREAM_ERRORS,
+)
 def lint() -> Response:
     """What applying the body's objects to a cluster that holds exactly them would answer."""
     stream = objects_within_bounds()
@@ -63,6 +85,19 @@ def lint() -> Response:
 
 
 @bp.post("/v1/clusters/<cluster>/lint")
+@described(
+    "lintCluster",
+    "predict",
+    "What applying the manifests over the stored catalog would answer",
+    description="`admitted`, `counts` per severity and `findings` in canonical order (errors, "
+    "warnings, infos); `text/plain` prints them as kubectl does (`error: … denied the request: "
+    "…`, `Warning: …`, `info: …`), then the counts. Findings are for the body's objects.",
+    parameters=SETTINGS_PARAMETERS,
+    body=MANIFESTS,
+    answers={200: answer("The findings.", LintSchema, NEGOTIATED, headers=("ETag", "Vary"))},
+    errors=(*CATALOG_ERRORS, *STREAM_ERRORS),
+    secured=True,
+)
 @store_errors
 def lint_cluster(cluster: str) -> Response:
     """The body's objects applied over the stored catalog: findings for the body's objects."""

@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
+from app.http.described import TEXT, answer, described
 from app.http.observability import service_metrics, sync_cache_metrics
 from app.rendering.encode import to_json
 from app.schemas.api import HealthSchema, ReadinessSchema
@@ -38,6 +39,13 @@ def cache_readiness() -> dict[str, Any] | None:
 
 
 @bp.get("/healthz")
+@described(
+    "liveness",
+    "operations",
+    "Liveness: the process answers",
+    description="Checks nothing else, so a Redis outage never gets the process restarted.",
+    answers={200: answer("Alive.", HealthSchema)},
+)
 def healthz() -> Response:
     """Liveness: answers while the process does; checks no dependency, so that an outage of
     Redis never gets healthy workers restarted."""
@@ -46,6 +54,20 @@ def healthz() -> Response:
 
 
 @bp.get("/readyz")
+@described(
+    "readiness",
+    "operations",
+    "Readiness: the service can answer rankings",
+    description="Reports the ranking cache's backend and state. Stays 200 with the cache `down`: "
+    "the cache is an accelerator, never a dependency.",
+    answers={
+        200: answer("Ready.", ReadinessSchema),
+        503: answer(
+            "Draining: the worker got SIGTERM and answers only what it still gets.",
+            ReadinessSchema,
+        ),
+    },
+)
 def readyz() -> Response:
     """Readiness: 200 whenever the app is built, Redis up or not (SPEC §16: the cache is an
     accelerator, never a dependency); the body says how the cache is doing.
@@ -62,6 +84,13 @@ def readyz() -> Response:
 
 
 @bp.get("/metrics")
+@described(
+    "metrics",
+    "operations",
+    "Prometheus metrics",
+    description="Prometheus text exposition format 0.0.4, summed over every gunicorn worker.",
+    answers={200: answer("The metrics.", media=(TEXT,))},
+)
 def metrics() -> Response:
     sync_cache_metrics(current_app)
     payload, content_type = service_metrics(current_app).exposition()

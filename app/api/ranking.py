@@ -8,15 +8,48 @@ from collections.abc import Callable
 from flask import Blueprint, Response, current_app, request
 
 from app.cache import keys
+from app.errors import SELECTION_ERRORS
 from app.http import cached, record
 from app.http.access import stateless_access
 from app.http.body import content_type, read_body
+from app.http.described import JSON, NEGOTIATED, TEXT, YAML, YAML_BODIES, answer, body, described
 from app.http.ranking import compute_ranking, load_request
 from app.http.respond import wanted_output
 from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answer
+from app.schemas.api import RankRequestSchema, RankResponseSchema, SelectResponseSchema
 from app.selection.ranking import Ranking
 
+from .examples import seed_examples
+
 bp = Blueprint("ranking", __name__)
+
+RANKING_BODY = body(
+    "The model, the candidate runtimes and optionally the InferenceService: the object below; "
+    "or, as `kubectl apply -f` takes JSON, a manifest (an object with a top-level `kind`: one "
+    "object, or a `kind: List` as `kubectl get -o json` prints it) or an array of manifests, read "
+    "exactly like the same YAML stream.",
+    {
+        "anyOf": [
+            RankRequestSchema,
+            {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}},
+            {"type": "array", "items": {"type": "object"}},
+        ]
+    },
+    yaml="A `---`-separated stream of manifests and/or `kind: List` objects, as `kubectl apply -f` "
+    "takes it: exactly one BaseModel or ClusterBaseModel, any number of ServingRuntimes and "
+    "ClusterServingRuntimes, at most one InferenceService; objects of other kinds (Namespace, "
+    "Kustomization …) are skipped and listed under `ignored`; an object repeated with the same "
+    "kind, namespace and name counts once (the last), with a warning. `namespace`, `omeVersion` "
+    "and `modelCacheProvider` come as query parameters. Loaded safely: no object-building tags, "
+    "at most 1 000 aliases, at most 1 000 000 nodes per document with aliases expanded, at most "
+    "200 levels of nesting.",
+    examples=lambda: {
+        JSON: {"seed": seed_examples()["json_request"]},
+        **{media: {"seed": seed_examples()["yaml_request"]} for media in YAML_BODIES},
+    },
+)
+RANKING_PARAMETERS = ("Namespace", "OmeVersion", "ModelCacheProvider", "CacheControl")
+RANKING_ERRORS = ("MalformedRequest", "PayloadTooLarge", "UnsupportedMediaType", "InvalidDocument")
 
 
 def cached_answer(endpoint: str, output: str, render: Callable[[Ranking], Answer]) -> Response:
@@ -57,6 +90,34 @@ def _cache_header(response: Response) -> Response:
 
 
 @bp.post("/v1/rank")
+@described(
+    "rankRuntimes",
+    "ranking",
+    "Rank every candidate runtime as OME would",
+    description="Every candidate runtime in OME's order, with priority, weight, score, size "
+    "distance and the reason for each incompatible one, plus the selected runtime and OME's "
+    "message.\n\nThe answer follows `Accept`: `application/json` (the default, also for an "
+    "`Accept` naming no supported type), `text/plain` (the explain table, byte for byte as "
+    "`kubectl ome runtime explain` writes it to a file) or `application/yaml` (the JSON answer "
+    "as YAML).",
+    parameters=RANKING_PARAMETERS,
+    body=RANKING_BODY,
+    answers={
+        200: answer(
+            "The ranking.",
+            RankResponseSchema,
+            NEGOTIATED,
+            headers=("Vary",),
+            examples=lambda: {
+                JSON: {"seed": seed_examples()["rank_response"]},
+                TEXT: {"seed": seed_examples()["explain_table"]},
+                YAML: {"seed": seed_examples()["rank_response"]},
+            },
+        )
+    },
+    errors=(*RANKING_ERRORS, "ModelNotFound", "ModelNotReady"),
+    headers=("X-Cache",),
+)
 def rank() -> Response:
     """The whole ranking, as JSON, the explain table, or YAML (``Accept``)."""
     output = wanted_output()
@@ -66,6 +127,26 @@ def rank() -> Response:
 
 
 @bp.post("/v1/select")
+@described(
+    "selectRuntime",
+    "ranking",
+    "The runtime OME would use",
+    description="Only the runtime OME would use, or the error OME would report: 422 "
+    "`NoRuntimeFound` when nothing qualifies; 404 `RuntimeNotFound`, 422 `RuntimeDisabled`, "
+    "`RuntimeInheritanceError` or `RuntimeIncompatible` for an explicit `spec.runtime.name` "
+    "that cannot be used; 422 `ModelNotReady` for a model without a format.",
+    parameters=RANKING_PARAMETERS,
+    body=RANKING_BODY,
+    answers={
+        200: answer(
+            "The selected runtime.",
+            SelectResponseSchema,
+            examples=lambda: {JSON: {"seed": seed_examples()["select_response"]}},
+        )
+    },
+    errors=(*RANKING_ERRORS, "ModelNotFound", *SELECTION_ERRORS, "NoRuntimeFound"),
+    headers=("X-Cache",),
+)
 def select() -> Response:
     """Only the runtime OME would use, or the error OME would report."""
     return cached_answer("select", OUTPUT_JSON, select_answer)

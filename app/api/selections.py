@@ -7,10 +7,20 @@ from flask import Blueprint, Response, request
 
 from app.http import deadline
 from app.http.access import stateless_access
+from app.http.described import (
+    MANIFESTS,
+    NEGOTIATED,
+    SETTINGS_PARAMETERS,
+    STREAM_ERRORS,
+    answer,
+    described,
+    parameter,
+)
 from app.http.limits import check_rankings, objects_within_bounds
 from app.http.query import model_cache_provider, ome_version
 from app.http.respond import respond, selections_answer, wanted_output
 from app.rendering.selections import ignored_body
+from app.schemas.answers import SelectionsSchema
 from app.selection.catalog import CatalogView, planned_rankings, selections, unnamed_model_rows
 
 bp = Blueprint("selections", __name__)
@@ -18,6 +28,17 @@ bp.before_request(stateless_access)
 
 
 @bp.post("/v1/selections")
+@described(
+    "selections",
+    "predict",
+    "Every InferenceService and model of a stream with its outcome",
+    description="A model that no InferenceService names has a row with `name` null. "
+    "`text/plain`: `NAMESPACE INFERENCESERVICE MODEL RUNTIME SCOPE MESSAGE`.",
+    parameters=(*SETTINGS_PARAMETERS, parameter("namespace", "Only the rows of this namespace.")),
+    body=MANIFESTS,
+    answers={200: answer("The selections.", SelectionsSchema, NEGOTIATED, headers=("Vary",))},
+    errors=STREAM_ERRORS,
+)
 def selections_of_stream() -> Response:
     """Every InferenceService of the stream with its outcome, and a row for every model that
     no InferenceService names."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, Schema, fields, validate
 
+from app.errors import HTTP_CODES, ApiError
+
 from .documents import (
     MODEL_KINDS,
     InferenceServiceDocumentSchema,
@@ -18,39 +20,17 @@ from .documents import (
 )
 
 SCOPES = ("Namespaced", "Cluster")
-# Every ``error.code`` the service answers with (app/errors.py); SPEC §15 and the README's table.
-ERROR_CODES = (
-    "MalformedRequest",
-    "NotFound",
-    "RuntimeNotFound",
-    "MethodNotAllowed",
-    "NotAcceptable",
-    "PayloadTooLarge",
-    "UnsupportedMediaType",
-    "InvalidDocument",
-    "NoRuntimeFound",
-    "RuntimeDisabled",
-    "RuntimeInheritanceError",
-    "RuntimeIncompatible",
-    "ModelNotReady",
-    "ModelNotFound",
-    "DeadlineExceeded",
-    "RequestTimeout",
-    # Answered by the worker (app/worker/) for requests gunicorn's parser refuses.
-    "RequestLineTooLong",
-    "HeadersTooLarge",
-    "ExpectationFailed",
-    "UnsupportedTransferCoding",
-    "Unauthorized",
-    "Forbidden",
-    "ClusterNotFound",
-    "ObjectNotFound",
-    "InferenceServiceNotFound",
-    "PreconditionFailed",
-    "LimitExceeded",
-    "StoreUnavailable",
-    "InternalError",
-    "HttpError",  # any other HTTP error werkzeug raises (none is known to reach a client)
+# Every ``error.code`` the service answers with: app/errors.py's, werkzeug's own under their
+# stable codes, and the two of the last resort (app/http/errors.py).
+ERROR_CODES = tuple(
+    dict.fromkeys(
+        [
+            *(error.code for error in ApiError.__subclasses__()),
+            *HTTP_CODES.values(),
+            "InternalError",
+            "HttpError",  # any other HTTP error werkzeug raises (none is known to reach a client)
+        ]
+    )
 )
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, render_template, send_from_directory
 
+from app.http.described import answer, described, parameter
+
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_PREFIX = "/ui/static"
 # The examples the page offers, by the name it asks for: the files the service ships for its
@@ -58,6 +60,14 @@ def _secured(response: Response, policy: str) -> Response:
 
 
 @bp.get("/")
+@described(
+    "webPage",
+    "documentation",
+    "The web page for people",
+    description='Clusters, their selections, one ranking and "try it" on pasted manifests, '
+    "shown as the API answers them. Its Content-Security-Policy allows nothing but this origin.",
+    answers={200: answer("The page.", media=("text/html",))},
+)
 def page() -> Response:
     """The single page; its views (clusters, selections, a ranking, "try it") are routed in the
     browser by the URL's fragment, so every view can be bookmarked and shared."""
@@ -69,6 +79,19 @@ def page() -> Response:
 
 
 @bp.get(f"{STATIC_PREFIX}/<path:filename>")
+@described(
+    "webPageFile",
+    "documentation",
+    "A file of the web page",
+    description="The page's ES modules and style sheet, the vendored libraries and their licences.",
+    parameters=(
+        parameter(
+            "filename", "A file under `app/web/static`, such as `app.js`.", "path", required=True
+        ),
+    ),
+    answers={200: answer("The file.", media=MEDIA_TYPES.values())},
+    errors=("NotFound",),
+)
 def static_file(filename: str) -> Response:
     """A file of ``app/web/static``: the page's modules and style sheet, the vendored libraries
     and their licences. Anything else is the API's 404."""
@@ -82,6 +105,15 @@ def static_file(filename: str) -> Response:
 
 
 @bp.get(f"{EXAMPLES_PREFIX}/<name>")
+@described(
+    "webPageExample",
+    "documentation",
+    "An example the web page offers",
+    description='The manifests "Load the seed example" fills in: `seed_example.yaml`.',
+    parameters=(parameter("name", "The example's file name.", "path", required=True),),
+    answers={200: answer("The manifests.", media=("application/yaml",))},
+    errors=("NotFound",),
+)
 def example(name: str) -> Response:
     """An example manifest stream the page can load into "Try it"; anything else is a 404."""
     if name not in EXAMPLES:

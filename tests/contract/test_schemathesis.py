@@ -23,7 +23,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from app.api.openapi_paths import YAML_REQUEST_TYPES
+from app.http.described import YAML_BODIES as YAML_REQUEST_TYPES
 
 CHECKS = [
     not_a_server_error,

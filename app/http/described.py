@@ -1,0 +1,137 @@
+"""What a view takes and answers, said beside its code: ``@described(...)`` keeps the OpenAPI
+operation on the view function, for ``app.api.openapi`` to collect. Bodies and answers name
+marshmallow schemas; errors are named by their code (``app.errors``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+JSON = "application/json"
+YAML = "application/yaml"
+TEXT = "text/plain"
+# The media types a YAML body may come as.
+YAML_BODIES = (YAML, "application/x-yaml", "text/yaml")
+# ``Accept`` picks one of these (app/http/respond.py).
+NEGOTIATED = (JSON, TEXT, YAML)
+
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation; ``examples`` are computed when the description is built, not at import."""
+
+    operation_id: str
+    tag: str
+    summary: str
+    description: str | None = None
+    parameters: tuple[Any, ...] = ()
+    body: dict[str, Any] | None = None
+    answers: dict[int, dict[str, Any]] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()  # response headers on every answer, errors too
+    secured: bool = False
+
+
+def described(operation_id: str, tag: str, summary: str, **details: Any) -> Callable[[View], View]:
+    """Record the view's OpenAPI operation (``Operation``'s fields) on it."""
+    operation = Operation(operation_id, tag, summary, **details)
+
+    def record(view: View) -> View:
+        view.openapi = operation  # type: ignore[attr-defined]
+        return view
+
+    return record
+
+
+def operation_of(view: Callable[..., Any]) -> Operation | None:
+    return getattr(view, "openapi", None)
+
+
+def parameter(
+    name: str, description: str, where: str = "query", *, required: bool = False, **schema: Any
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": where,
+        "required": required,
+        "description": description,
+        "schema": schema or {"type": "string"},
+    }
+
+
+def answer(
+    description: str,
+    schema: Any = None,
+    media: Iterable[str] = (JSON,),
+    *,
+    headers: Iterable[str] = (),
+    examples: Callable[[], dict[str, dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """A response: ``schema`` (a marshmallow schema, or a JSON schema) in each of ``media`` (text
+    is a string), the named ``headers`` besides ``X-Request-ID``; ``examples`` gives
+    ``{media type: {name: value}}`` when the description is built."""
+    return {
+        "description": description,
+        "content": {media_type: _schema(media_type, schema) for media_type in media},
+        "headers": tuple(headers),
+        "examples": examples,
+    }
+
+
+def body(
+    description: str,
+    schema: Any,
+    *,
+    yaml: str | None = None,
+    required: bool = True,
+    examples: Callable[[], dict[str, dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """A request body: JSON by ``schema``; with ``yaml``, also a YAML stream so described."""
+    content = {JSON: {"schema": schema}}
+    if yaml is not None:
+        content.update(
+            {media: {"schema": {"type": "string", "description": yaml}} for media in YAML_BODIES}
+        )
+    return {
+        "description": description,
+        "required": required,
+        "content": content,
+        "examples": examples,
+    }
+
+
+def _schema(media_type: str, schema: Any) -> dict[str, Any]:
+    if media_type.startswith("text/") or media_type == "image/svg+xml":
+        return {"schema": {"type": "string"}}
+    return {"schema": {"type": "object"} if schema is None else schema}
+
+
+# The vocabulary the views share.
+ANY_OBJECT = {"type": "object"}
+MANIFESTS = body(
+    "Manifests as `kubectl apply -f` takes them: a YAML stream, a JSON object (one object or a "
+    "`kind: List`) or a JSON array. Other kinds are skipped and reported.",
+    {"anyOf": [ANY_OBJECT, {"type": "array", "items": ANY_OBJECT}]},
+    yaml="A `---`-separated stream of manifests and/or `kind: List` objects.",
+)
+# Each catalog route's: a path's cluster name that is no DNS-1123 label, access, the store.
+CATALOG_ERRORS = (
+    "MalformedRequest",
+    "Unauthorized",
+    "Forbidden",
+    "ClusterNotFound",
+    "StoreUnavailable",
+)
+# Each route's that reads a stream of manifests.
+STREAM_ERRORS = (
+    "MalformedRequest",
+    "PayloadTooLarge",
+    "UnsupportedMediaType",
+    "InvalidDocument",
+    "LimitExceeded",
+)
+SETTINGS_PARAMETERS = ("OmeVersion", "ModelCacheProvider")
+NOT_MODIFIED = answer("Not modified: the ETag is still the one sent.", media=(), headers=("ETag",))

@@ -1,0 +1,229 @@
+"""marshmallow schemas of the answers about stored catalogs, lint, impact and selections
+(docs/rules.md §17-§19), as the OpenAPI description documents them. Like ``app.schemas.api``'s,
+they refuse unknown keys, so that the description says ``additionalProperties: false`` and the
+contract tests notice a field an answer adds without documenting it. ``ClusterSettingsSchema`` is
+also the one list of a cluster's settings: the PUT body is checked against its keys and answers
+dump through it.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from app.selection.admission import ERROR, INFO, WARNING
+
+from .api import SCOPES
+
+# The five kinds a catalog stores, by which its counts are kept.
+STORED_KINDS = (
+    "BaseModel",
+    "ClusterBaseModel",
+    "ClusterServingRuntime",
+    "InferenceService",
+    "ServingRuntime",
+)
+
+
+def _doc(description: str) -> dict:
+    return {"description": description}
+
+
+def _counts(description: str) -> fields.Dict:
+    return fields.Dict(
+        keys=fields.String(validate=validate.OneOf(STORED_KINDS)),
+        values=fields.Integer(),
+        required=True,
+        metadata=_doc(description),
+    )
+
+
+class ClusterSettingsSchema(Schema):
+    """``PUT /v1/clusters/{cluster}``'s body: every key may be left out or null."""
+
+    ome_version = fields.String(
+        data_key="omeVersion",
+        allow_none=True,
+        metadata=_doc("The OME version whose rules apply (left out or null: 1.3)."),
+    )
+    model_cache_provider = fields.String(
+        data_key="modelCacheProvider",
+        allow_none=True,
+        metadata=_doc("The model cache provider the cluster's OME is configured with."),
+    )
+    description = fields.String(allow_none=True, metadata=_doc("Free text, for people."))
+
+
+class ClusterInfoSchema(Schema):
+    """A cluster: its settings, generation and object counts."""
+
+    name = fields.String(required=True)
+    ome_version = fields.String(data_key="omeVersion", required=True)
+    model_cache_provider = fields.String(
+        data_key="modelCacheProvider", required=True, allow_none=True
+    )
+    description = fields.String(required=True, allow_none=True)
+    generation = fields.Integer(
+        required=True, metadata=_doc('Bumped by every write; the ETag is `"<generation>"`.')
+    )
+    updated_at = fields.String(
+        data_key="updatedAt", required=True, metadata=_doc("The last write, RFC 3339 UTC.")
+    )
+    counts = _counts("Stored objects per kind.")
+
+
+class ClusterListSchema(Schema):
+    clusters = fields.List(fields.Nested(ClusterInfoSchema), required=True)
+
+
+class OtherObjectSchema(Schema):
+    """An object of a kind no rule reads: skipped, and reported."""
+
+    kind = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+    namespace = fields.String(required=True, allow_none=True)
+    reason = fields.String(
+        required=True, metadata=_doc("`<Kind> is not read by runtime selection`")
+    )
+
+
+def _ignored() -> fields.List:
+    return fields.List(
+        fields.Nested(OtherObjectSchema),
+        required=True,
+        metadata=_doc("Objects of other kinds, by namespace, name, kind."),
+    )
+
+
+def _warnings() -> fields.List:
+    return fields.List(
+        fields.String(),
+        required=True,
+        metadata=_doc("An object given more than once (the last one counts)."),
+    )
+
+
+class ObjectsWrittenSchema(Schema):
+    """What a write stored."""
+
+    cluster = fields.String(required=True)
+    generation = fields.Integer(required=True)
+    counts = _counts("Stored objects per kind, after the write.")
+    ignored = _ignored()
+    warnings = _warnings()
+
+
+class ObjectDeletedSchema(Schema):
+    cluster = fields.String(required=True)
+    generation = fields.Integer(required=True)
+    counts = _counts("Stored objects per kind, after the deletion.")
+
+
+class ObjectListSchema(Schema):
+    """The stored objects as a ``kind: List``: of each, only what selection and lint read, with
+    ``metadata`` name, namespace, labels and annotations (not ``last-applied-configuration``).
+    Containers, their ``env``, ``args`` and ``command``, volumes, ``status`` and every other field
+    are not stored."""
+
+    api_version = fields.String(data_key="apiVersion", required=True, validate=validate.Equal("v1"))
+    kind = fields.String(required=True, validate=validate.Equal("List"))
+    items = fields.List(fields.Dict(), required=True)
+
+
+class RuntimeNamedSchema(Schema):
+    name = fields.String(required=True)
+    scope = fields.String(required=True, validate=validate.OneOf(SCOPES))
+    explicit = fields.Boolean(
+        required=True, metadata=_doc("True when the InferenceService named the runtime.")
+    )
+
+
+class SelectionRowSchema(Schema):
+    """One InferenceService's outcome, as ``/v1/select`` would answer it."""
+
+    namespace = fields.String(required=True)
+    name = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_doc("Null: a model that no InferenceService names, ranked on its own."),
+    )
+    model = fields.String(required=True, allow_none=True)
+    runtime = fields.Nested(RuntimeNamedSchema, required=True, allow_none=True)
+    message = fields.String(required=True, metadata=_doc("OME's message, or its error's."))
+    error = fields.String(
+        required=True, allow_none=True, metadata=_doc("The error's code, when OME selects none.")
+    )
+
+
+class SelectionsSchema(Schema):
+    """Every InferenceService (and every model no InferenceService names) with its outcome."""
+
+    cluster = fields.String(metadata=_doc("A stored catalog's answer: its name."))
+    generation = fields.Integer(metadata=_doc("A stored catalog's answer: the generation read."))
+    ignored = fields.List(
+        fields.Nested(OtherObjectSchema), metadata=_doc("A stream's answer: other kinds.")
+    )
+    count = fields.Integer(required=True)
+    selections = fields.List(fields.Nested(SelectionRowSchema), required=True)
+
+
+class FindingSchema(Schema):
+    severity = fields.String(required=True, validate=validate.OneOf((ERROR, WARNING, INFO)))
+    kind = fields.String(required=True, allow_none=True)
+    namespace = fields.String(required=True, allow_none=True)
+    name = fields.String(required=True, allow_none=True)
+    field = fields.String(
+        required=True, allow_none=True, metadata=_doc("The field it is about, as a path.")
+    )
+    code = fields.String(required=True, metadata=_doc("Stable: the rule that found it."))
+    message = fields.String(
+        required=True, metadata=_doc("What OME or kubectl says, word for word.")
+    )
+
+
+class LintSchema(Schema):
+    """What ``kubectl apply`` of the objects would answer."""
+
+    admitted = fields.Boolean(required=True, metadata=_doc("No finding is an `error`."))
+    counts = fields.Dict(
+        keys=fields.String(validate=validate.OneOf((ERROR, WARNING, INFO))),
+        values=fields.Integer(),
+        required=True,
+    )
+    findings = fields.List(
+        fields.Nested(FindingSchema),
+        required=True,
+        metadata=_doc("Errors, then warnings, then infos; then by kind, namespace, name."),
+    )
+    ignored = _ignored()
+    warnings = _warnings()
+
+
+class OutcomeSchema(Schema):
+    runtime = fields.Nested(RuntimeNamedSchema, required=True, allow_none=True)
+    message = fields.String(required=True)
+    error = fields.String(required=True, allow_none=True)
+
+
+class ChangeSchema(Schema):
+    namespace = fields.String(required=True)
+    name = fields.String(required=True)
+    model = fields.String(required=True, allow_none=True)
+    before = fields.Nested(OutcomeSchema, required=True)
+    after = fields.Nested(OutcomeSchema, required=True)
+
+
+class ImpactSchema(Schema):
+    """The InferenceServices whose ``/v1/select`` answer a change moves."""
+
+    checked = fields.Integer(
+        required=True, metadata=_doc("InferenceServices both sides hold, compared.")
+    )
+    count = fields.Integer(required=True)
+    changes = fields.List(fields.Nested(ChangeSchema), required=True)
+
+
+class ImpactRequestSchema(Schema):
+    """``POST /v1/impact``: the manifests of both sides."""
+
+    current = fields.List(fields.Dict(), metadata=_doc("What the cluster holds now."))
+    proposed = fields.List(fields.Dict(), metadata=_doc("What it would hold after the change."))
