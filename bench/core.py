@@ -17,7 +17,7 @@ import statistics
 import time
 
 from app.cache import CachedAnswer, keys
-from app.cache.framing import encode_frame
+from app.cache.framing import FrameCodec
 from app.reading.decoding import decode_json_body
 from app.rendering.encode import to_json
 from app.rendering.ranking import ranking_body
@@ -35,6 +35,9 @@ from .timing import (
     size_label,
 )
 from .wsgi import WsgiCall
+
+# How an answer is framed for the cache (signed with this process's own key).
+FRAMES = FrameCodec.ephemeral()
 
 STAGES = ("decode", "validate", "rank", "render", "cache")
 MAX_RUNTIMES = 10_000  # the service's default OME_RANKER_MAX_RUNTIMES, part of the request key
@@ -74,7 +77,7 @@ class StagedRequest:
             max_runtimes=MAX_RUNTIMES,
         )
         keys.ranking_key(self.prefix, request, "rank", "json")
-        encode_frame(CachedAnswer(200, "application/json", answer))
+        FRAMES.encode(CachedAnswer(200, "application/json", answer), "")
         t5 = clock()
         for stage, seconds in zip(
             STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True
@@ -199,7 +202,7 @@ def cold_requests(
         )
     shares.notes.append(
         "stages timed directly in the same rounds (decode_json_body, load_rank_request, "
-        "rank_runtimes, ranking_body+to_json, request_key+ranking_key+encode_frame); "
+        "rank_runtimes, ranking_body+to_json, request_key+ranking_key+FrameCodec.encode); "
         "'Flask+rest' = median over rounds of (request - its stages) (routing, Accept and "
         "Cache-Control parsing, the observability hooks and log lines, the LRU store); shares "
         "are of the cold median, so with noise they need not add up to exactly 100 %"

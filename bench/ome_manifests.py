@@ -16,6 +16,7 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -59,6 +60,7 @@ def _isvc_model(raw: bytes) -> str | None:
 def run(config_dir: Path) -> int:
     settings = TestConfig()
     settings.CACHE_LOCAL_ENTRIES = 0  # every request computed
+    settings.STORE_PATH = str(Path(tempfile.mkdtemp(prefix="ome-ranker-bench-")) / "c.sqlite3")
     client = create_app(settings).test_client()
     runtime_files = _manifests(config_dir / "runtimes")
     runtimes = b"".join(b"\n---\n" + path.read_bytes() for path in runtime_files)

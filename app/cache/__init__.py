@@ -1,4 +1,4 @@
-"""The ranking cache of SPEC §16, bound to an app in ``create_app``.
+"""The ranking cache of rules §16, bound to an app in ``create_app``.
 
 Following the Flask extension pattern, the per-app object lives in
 ``app.extensions["ranking_cache"]`` (never in a module global): every gunicorn worker builds its

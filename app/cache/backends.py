@@ -11,7 +11,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import redis
@@ -132,7 +132,7 @@ class RedisBackend:
         self.cluster = cluster
         self.codec = codec or FrameCodec.ephemeral()
         self.name = "redis-cluster" if cluster else "redis"
-        self._options = {
+        self._options: dict[str, Any] = {
             "socket_connect_timeout": timeout,
             "socket_timeout": timeout,
             "retry": _no_retries(),
@@ -163,7 +163,10 @@ class RedisBackend:
             if str(error).startswith("WRONGTYPE"):  # someone else's list/hash under our key
                 raise CorruptEntry("value of the wrong type under a cache key") from None
             raise
-        return None if value is None else self.codec.decode(value, key)
+        if value is None:
+            return None
+        # Bytes: the client never decodes responses, whatever redis-py's annotations allow.
+        return self.codec.decode(cast(bytes, value), key)
 
     def put_many(self, entries: Mapping[str, CachedAnswer], ttl: int) -> None:
         """SET with expiry; several keys go in one pipeline without a transaction: in cluster

@@ -124,8 +124,8 @@ class FrameCodec:
             raise CorruptEntry("content type runs past the frame")
         try:
             content_type = bytes(payload[1:type_end]).decode("ascii")
-            body = payload[type_end:]
-            body = self._inflate(body) if flags & FLAG_ZLIB else bytes(body)
+            packed = payload[type_end:]
+            body = self._inflate(packed) if flags & FLAG_ZLIB else bytes(packed)
         except (UnicodeDecodeError, zlib.error) as error:
             raise CorruptEntry(f"frame payload does not decode: {error}") from None
         if len(body) > self.max_body_bytes:
@@ -162,16 +162,3 @@ class FrameCodec:
                 packed = payloads[id(answer)] = self.payload(answer)
             frames[key] = self.sign(key, answer.status, *packed)
         return frames
-
-
-_PROCESS_CODEC = FrameCodec.ephemeral()
-
-
-def encode_frame(answer: CachedAnswer, key: str = "", codec: FrameCodec | None = None) -> bytes:
-    """``codec.encode``; without a codec, this process's random-key one."""
-    return (codec or _PROCESS_CODEC).encode(answer, key)
-
-
-def decode_frame(frame: bytes, key: str = "", codec: FrameCodec | None = None) -> CachedAnswer:
-    """``codec.decode``; without a codec, this process's random-key one."""
-    return (codec or _PROCESS_CODEC).decode(frame, key)

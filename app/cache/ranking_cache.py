@@ -1,4 +1,4 @@
-"""The ranking cache (SPEC §16): an accelerator, never a dependency.
+"""The ranking cache (rules §16): an accelerator, never a dependency.
 
 Every backend operation goes through ``RankingCache.guarded``: it is skipped while the circuit
 breaker is open, and whatever it raises is counted, logged at most once per interval, and turned
@@ -87,22 +87,6 @@ class RankingCache:
         self._opened_log = ThrottledLog(log, log_interval, clock)
         self._recovered_log = ThrottledLog(log, log_interval, clock)
 
-    @property
-    def hits(self) -> int:
-        return self.counts["hits"]
-
-    @property
-    def misses(self) -> int:
-        return self.counts["misses"]
-
-    @property
-    def bypasses(self) -> int:
-        return self.counts["bypasses"]
-
-    @property
-    def errors(self) -> int:
-        return self.counts["errors"]
-
     def count(self, counter: str) -> None:
         with self._counts_lock:
             self.counts[counter] += 1
@@ -155,7 +139,7 @@ class RankingCache:
             self._record_error(error, answered=True)
             return None, True
         except Exception as error:
-            # Deliberately broad: nothing the cache raises may fail a request (SPEC §16).
+            # Deliberately broad: nothing the cache raises may fail a request (rules §16).
             answered = _server_answered(error)
             self._record_error(error, answered=answered)
             return None, answered

@@ -1,4 +1,4 @@
-"""Stored catalogs (SPEC §17): one interface (``CatalogStore``), two backends — a SQLite file
+"""Stored catalogs (rules §17): one interface (``CatalogStore``), two backends — a SQLite file
 shared by the service's processes, and Redis (or Redis Cluster). No Flask here: the routes,
 settings and access control are built on top of it."""
 

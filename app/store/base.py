@@ -1,4 +1,4 @@
-"""Stored catalogs (SPEC §17): what a store holds, what it promises, and the rules every backend
+"""Stored catalogs (rules §17): what a store holds, what it promises, and the rules every backend
 shares.
 
 A *cluster* is a name, its settings and its objects. An object is keyed by
@@ -31,7 +31,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from .encoding import Change, ClusterState, EncodedObject, encode_objects
 from .records import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_CLUSTERS,
@@ -53,6 +52,7 @@ from .records import (
     new_uid,
     rfc3339,
 )
+from .state import Change, ClusterState, EncodedObject, encode_objects
 
 Decision = Callable[[ClusterState | None], Change]
 
@@ -167,7 +167,9 @@ class CatalogStore(ABC):
         known = {} if cached is None else cached[1]
         digests = [] if fetched is None else fetched.digests
         missing = [i for i, digest in enumerate(digests) if digest not in known]
-        decoded = dict(zip(missing, fetched.load(missing), strict=True)) if missing else {}
+        decoded = {}
+        if missing and fetched is not None:  # (only fetched documents have digests)
+            decoded = dict(zip(missing, fetched.load(missing), strict=True))
         documents = [
             decoded[i] if i in decoded else known[digest] for i, digest in enumerate(digests)
         ]

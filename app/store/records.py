@@ -1,4 +1,4 @@
-"""What a catalog store holds and answers (SPEC §17), and what it raises."""
+"""What a catalog store holds and answers (rules §17), and what it raises."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ RUNTIME_KINDS = frozenset({"ClusterServingRuntime", "ServingRuntime"})
 
 @dataclass(frozen=True, slots=True)
 class ClusterSettings:
-    """``PUT /v1/clusters/{cluster}``'s body (SPEC §17)."""
+    """``PUT /v1/clusters/{cluster}``'s body (rules §17)."""
 
     ome_version: str = DEFAULT_OME_VERSION
     model_cache_provider: str | None = None
@@ -195,17 +195,8 @@ class CatalogDocuments:
 
     @classmethod
     def of(cls, info: ClusterInfo, documents: Iterable[Document]) -> CatalogDocuments:
-        runtimes: list[Runtime] = []
-        models: list[Model] = []
-        services: list[InferenceService] = []
-        by_type = {
-            Runtime: runtimes.append,
-            Model: models.append,
-            InferenceService: services.append,
-        }
-        for document in documents:
-            by_type[type(document)](document)
-        return cls(info, tuple(runtimes), tuple(models), tuple(services))
+        view = CatalogView.of(documents)
+        return cls(info, view.runtimes, view.models, view.services)
 
 
 def counts_of(keys: Iterable[ObjectKey]) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""Stored catalogs in one SQLite file, shared by every process of the service (SPEC §17: the
+"""Stored catalogs in one SQLite file, shared by every process of the service (rules §17: the
 embedded default without Redis).
 
 * WAL mode: readers never wait for a writer and always read one committed snapshot; a write is
@@ -29,7 +29,6 @@ from typing import Any
 
 from . import codec
 from .base import CatalogStore, Decision, FetchedDocuments
-from .encoding import Change, ClusterState, decode_object, info_of, reading
 from .records import (
     Catalog,
     ClusterInfo,
@@ -39,6 +38,7 @@ from .records import (
     UnreadableCatalog,
     check_cluster_name,
 )
+from .state import Change, ClusterState, decode_object, info_of, reading
 
 # 1: the tables. 2: manifests in their stored form (``manifest_form``), rewritten once on the
 # first connection that finds version 1; the tables have not changed.
@@ -69,7 +69,7 @@ _ORDER = "ORDER BY kind, namespace, name"
 
 class SqliteCatalogStore(CatalogStore):
     """``manifest_form``: what a manifest written by an older release becomes (the service's
-    stored form, SPEC §17), applied once when a file of schema version 1 is first opened."""
+    stored form, rules §17), applied once when a file of schema version 1 is first opened."""
 
     def __init__(
         self,

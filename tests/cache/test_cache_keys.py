@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections import Counter
 
@@ -12,6 +13,14 @@ from redis.crc import key_slot
 from app.cache import keys
 from app.schemas.requests import load_rank_request
 from app.selection import RULES_VERSION
+from app.selection.documents import (
+    DiffusionPipeline,
+    Entry,
+    EntryRef,
+    RankRequest,
+    Runtime,
+    SizeRange,
+)
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 PREFIX = "ome-ranker:"
@@ -221,3 +230,78 @@ def test_diffusion_components_are_part_of_the_key():
 def test_only_selection_documents_can_be_encoded():
     with pytest.raises(TypeError, match="cannot encode object"):
         keys._plain(object())
+
+
+def _two_values(hint: str) -> tuple:
+    """Two different values of a runtime document's field type (its annotation, as written)."""
+    one = Entry(name="one", format=EntryRef("safetensors"), auto_select=True, priority=1)
+    pairs = {
+        "str": ("a", "b"),
+        "str | None": (None, "b"),
+        "bool | None": (None, True),
+        "int": (1, 2),
+        "int | None": (None, 2),
+        "tuple[str, ...]": (("a",), ("b",)),
+        "tuple[str, ...] | None": (None, ("b",)),
+        "EntryRef | None": (None, EntryRef("onnx")),
+        "SizeRange | None": (None, SizeRange("1B")),
+        "DiffusionPipeline | None": (None, DiffusionPipeline("FluxPipeline")),
+        "tuple[Entry, ...]": ((), (one,)),
+    }
+    return pairs[hint]
+
+
+def _variants(kind: type, base):
+    """``base`` itself, then ``base`` with each field of ``kind`` changed in turn."""
+    yield kind.__name__, base
+    for field in dataclasses.fields(kind):
+        first, second = _two_values(field.type)
+        for value in (first, second):
+            if value != getattr(base, field.name):
+                yield (
+                    f"{kind.__name__}.{field.name}",
+                    dataclasses.replace(base, **{field.name: value}),
+                )
+                break
+
+
+def test_every_field_of_a_runtime_document_is_in_its_key():
+    # keys.py encodes runtimes by hand for speed: a field it forgets would let two requests that
+    # differ in it share an answer.
+    request = load_rank_request(_body(), {})
+    runtime = request.runtimes[0]
+    ref = EntryRef("safetensors", "1.0.0", "Equal", 2)
+    entry_ = Entry("e", ref, ref, "Llama", "fp8", None, True, 3, ("oci",))
+    groups = [
+        list(_variants(Runtime, runtime)),
+        [
+            (name, dataclasses.replace(runtime, entries=(e,)))
+            for name, e in _variants(Entry, entry_)
+        ],
+        [
+            (name, dataclasses.replace(runtime, entries=(dataclasses.replace(entry_, format=r),)))
+            for name, r in _variants(EntryRef, ref)
+        ],
+        [
+            (name, dataclasses.replace(runtime, size_range=size))
+            for name, size in _variants(SizeRange, SizeRange("2B", "60B"))
+        ],
+    ]
+    for group in groups:  # the first of each is the unchanged document
+        seen: dict[bytes, str] = {}
+        for name, changed in group:
+            changed_request = dataclasses.replace(
+                request, runtimes=(changed, *request.runtimes[1:])
+            )
+            found = keys.canonical_inputs(changed_request, "rank", "json")
+            assert found not in seen, (name, seen.get(found))
+            seen[found] = name
+    assert [len(group) for group in groups] == [
+        1 + len(dataclasses.fields(kind)) for kind in (Runtime, Entry, EntryRef, SizeRange)
+    ]
+
+
+def test_runtimes_sort_after_every_other_member_of_the_key_document():
+    # canonical_inputs splices the runtimes in last, which is canonical only while they sort last.
+    others = [field.name for field in dataclasses.fields(RankRequest) if field.name != "runtimes"]
+    assert max([*others, "endpoint", "output", "rules"]) < "runtimes"

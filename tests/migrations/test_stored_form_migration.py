@@ -12,8 +12,7 @@ import pytest
 
 from app.schemas.stored import stored_form
 from app.store import ClusterSettings, LimitExceeded
-from app.store.redis import RedisCatalogStore
-from app.store.redis_format import INDEX, INFO_FIELDS
+from app.store.redis import INDEX, INFO_FIELDS, RedisCatalogStore
 from app.store.sqlite import SqliteCatalogStore
 from migrations.runner import discover
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc

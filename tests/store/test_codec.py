@@ -25,7 +25,7 @@ from app.selection.documents import (
     Runtime,
 )
 from app.store import codec
-from app.store.decoders import DecoderSource
+from app.store.codec import DecoderSource
 from bench.manifests import rank_request_body
 
 # Text as a store must keep it: any code point, lone surrogates and NUL included.

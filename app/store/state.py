@@ -1,4 +1,5 @@
-"""Objects as a backend stores them, and the stored state a write decides on."""
+"""Objects as a backend stores them (manifest and document JSON, digest, size), and the state of a
+cluster that a write decides on: what both backends share below ``base``."""
 
 from __future__ import annotations
 
