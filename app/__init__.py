@@ -1,4 +1,8 @@
-"""ome-ranker: which serving runtime will OME pick for this model, and why?"""
+"""ome-ranker: which serving runtime will OME pick for this model, and why?
+
+Docstrings cite the rules they implement as ``rules §N``: the sections of docs/rules.md. The layout
+of the package is in docs/development.md ("Layout").
+"""
 
 from __future__ import annotations
 

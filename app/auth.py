@@ -1,4 +1,4 @@
-"""Who may read and write which stored catalog (SPEC §17 "Access").
+"""Who may read and write which stored catalog (rules §17 "Access").
 
 A token file (``OME_RANKER_TOKENS_FILE``, YAML) lists tokens by name and the SHA-256 of their
 secret, each with the clusters it may ``read`` and ``write`` (names or ``*``; ``write`` implies
@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -38,7 +38,7 @@ from config.settings import TOKENS_FILE_VARIABLE, SettingsError, check_open_acce
 ANY = "*"
 _HEX_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}\Z")
-# SPEC §17 promises a changed token file is in force within 5 s; checking every 2 s leaves room
+# rules §17 promises a changed token file is in force within 5 s; checking every 2 s leaves room
 # for a slow read and for the request that notices it.
 RELOAD_SECONDS = 2.0
 
@@ -109,7 +109,7 @@ class AccessControl:
         return found
 
 
-def is_token_name(name: object) -> bool:
+def is_token_name(name: object) -> TypeGuard[str]:
     """What a token file accepts as a token's name (it shows in logs)."""
     return isinstance(name, str) and _NAME.match(name) is not None
 

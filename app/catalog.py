@@ -1,4 +1,4 @@
-"""The service's stored catalogs (SPEC §17), bound to an app in ``create_app``: the store the
+"""The service's stored catalogs (rules §17), bound to an app in ``create_app``: the store the
 settings ask for (Redis with ``REDIS_URL``, else a SQLite file) and the access control (a token
 file re-read as it changes).
 
@@ -8,11 +8,11 @@ connections after the fork; nothing connects before the first catalog request.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from typing import Any
 
 from flask import Flask, current_app
+
+from config.settings import SettingsError
 
 from .auth import AccessControl, access_source
 from .schemas.stored import stored_form
@@ -40,8 +40,8 @@ def build_store(config: Any) -> CatalogStore:
             **limits,
         )
     path = config["STORE_PATH"]
-    if path is None:  # TestConfig: a file of this app's own
-        path = os.path.join(tempfile.mkdtemp(prefix="ome-ranker-store-"), "catalog.sqlite3")
+    if not path:
+        raise SettingsError("OME_RANKER_STORE_PATH: a SQLite file is needed without REDIS_URL")
     return SqliteCatalogStore(path, manifest_form=stored_form, **limits)
 
 

@@ -1,4 +1,4 @@
-"""One error format for every failure (SPEC §15): ``{"error": {"code", "message", ...}}``.
+"""One error format for every failure (rules §15): ``{"error": {"code", "message", ...}}``.
 
 The errors the service answers with, as plain exceptions with their status and stable code, and
 the one encoding of their body. No Flask here: the rules' callers raise them, the HTTP layer
@@ -137,7 +137,7 @@ class ModelNotReady(ApiError):
     status, code = 422, "ModelNotReady"
 
 
-# SPEC §15: what the user can do about a model that is not Ready.
+# rules §15: what the user can do about a model that is not Ready.
 MODEL_NOT_READY_HINT = (
     "OME's model agent fills modelFormat (and modelFramework, modelArchitecture, "
     "modelParameterSize) from the model's files when the model becomes Ready; retry with "
@@ -152,7 +152,7 @@ class ModelNotFound(ApiError):
     status, code = 404, "ModelNotFound"
 
 
-# Stored catalogs (SPEC §17).
+# Stored catalogs (rules §17).
 class Unauthorized(ApiError):
     """No token, an unknown one, or no token file configured."""
 
@@ -205,7 +205,7 @@ class StoreUnavailable(ApiError):
     headers = {"Retry-After": "5"}
 
 
-# SPEC §7, §15: the errors OME answers, by the code selection reports them with.
+# rules §7, §15: the errors OME answers, by the code selection reports them with.
 SELECTION_ERRORS: dict[str, type[ApiError]] = {
     error.code: error
     for error in (

@@ -53,7 +53,7 @@ class StderrHandler(logging.StreamHandler):
         self.setFormatter(JsonFormatter())
 
     @property
-    def stream(self):  # type: ignore[override]
+    def stream(self):
         return sys.stderr
 
     @stream.setter

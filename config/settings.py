@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from dataclasses import dataclass
+from typing import overload
 from urllib.parse import urlsplit
 
 
@@ -41,6 +42,10 @@ def _env_float(name: str, default: float, minimum: float = 0.0) -> float:
     return value
 
 
+@overload
+def _env_str(name: str, default: str) -> str: ...
+@overload
+def _env_str(name: str, default: None) -> str | None: ...
 def _env_str(name: str, default: str | None) -> str | None:
     raw = os.environ.get(name)
     return default if raw is None or raw == "" else raw
@@ -256,14 +261,14 @@ class Config:
     """Production defaults; every value can be set from the environment."""
 
     def __init__(self) -> None:
-        # Request limits (SPEC §15): 16 MiB bodies by default.
+        # Request limits (rules §15): 16 MiB bodies by default.
         self.MAX_CONTENT_LENGTH = max_body_bytes()
         self.MAX_RUNTIMES = env_int("OME_RANKER_MAX_RUNTIMES", 10_000, 1)
-        # SPEC §17 "Bounded work": rankings × runtimes a request may ask for (~30 µs each), and
+        # rules §17 "Bounded work": rankings × runtimes a request may ask for (~30 µs each), and
         # the size of an answer that lists many rows (selections, lint, impact).
         self.MAX_RUNTIME_CHECKS = env_int("OME_RANKER_MAX_RUNTIME_CHECKS", 200_000, 1)
         self.MAX_ANSWER_BYTES = env_int("OME_RANKER_MAX_ANSWER_BYTES", 64 * 1024 * 1024, 1)
-        # Cache (SPEC §16). No REDIS_URL: an in-process LRU cache.
+        # Cache (rules §16). No REDIS_URL: an in-process LRU cache.
         self.REDIS_CLUSTER = _env_bool("OME_RANKER_REDIS_CLUSTER", False)
         self.REDIS_URL = _redis_url("REDIS_URL", self.REDIS_CLUSTER)
         self.CACHE_PREFIX = _env_str("OME_RANKER_CACHE_PREFIX", "ome-ranker:")
@@ -285,16 +290,16 @@ class Config:
         self.LOG_LEVEL = env_log_level("OME_RANKER_LOG_LEVEL", "INFO")
         # A request still running this long is answered 503 (app/http/deadline.py).
         self.REQUEST_DEADLINE_SECONDS = request_deadline(worker_timeout())
-        # Stored catalogs (SPEC §17): in Redis with REDIS_URL, else in this SQLite file.
-        self.STORE_PATH = _env_str("OME_RANKER_STORE_PATH", "var/ome-ranker.sqlite3")
+        # Stored catalogs (rules §17): in Redis with REDIS_URL, else in this SQLite file.
+        self.STORE_PATH: str | None = _env_str("OME_RANKER_STORE_PATH", "var/ome-ranker.sqlite3")
         self.STORE_TIMEOUT_SECONDS = _env_float("OME_RANKER_STORE_TIMEOUT", 2.0, 0.01)
         self.MAX_OBJECTS_PER_CLUSTER = env_int("OME_RANKER_MAX_OBJECTS_PER_CLUSTER", 20_000, 1)
-        # What one cluster's objects may take in the store, as stored (SPEC §17 "Limits").
+        # What one cluster's objects may take in the store, as stored (rules §17 "Limits").
         self.MAX_BYTES_PER_CLUSTER = env_int(
             "OME_RANKER_MAX_BYTES_PER_CLUSTER", 64 * 1024 * 1024, 1
         )
         self.MAX_CLUSTERS = env_int("OME_RANKER_MAX_CLUSTERS", 100, 1)
-        # Access (SPEC §17): a token file, or OME_RANKER_AUTH=none set explicitly.
+        # Access (rules §17): a token file, or OME_RANKER_AUTH=none set explicitly.
         self.AUTH_MODE, self.TOKENS_FILE = access_settings()
         self.AUTH_STATELESS = _env_bool("OME_RANKER_AUTH_STATELESS", False)
 
@@ -309,8 +314,8 @@ class TestConfig(Config):
         # a developer's REDIS_URL must not send test entries to their Redis.
         self.REDIS_URL = None
         self.REDIS_CLUSTER = False
-        # Tests give each app its own store file (tests/conftest.py) and open access unless
-        # they test access control.
+        # Tests give each app its own store file (tests/conftest.py, make_app: without one, an
+        # app refuses to start) and open access unless they test access control.
         self.STORE_PATH = None
         self.AUTH_MODE = "none"
         self.TOKENS_FILE = None

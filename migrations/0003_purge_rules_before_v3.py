@@ -1,5 +1,5 @@
 """Unlink ranking-cache entries of rules versions before 3: revision 3 adds ``decidedBy``,
-``toWin`` and ``toWinNote`` to every row of a JSON or YAML ranking (SPEC §19), so no older
+``toWin`` and ``toWinNote`` to every row of a JSON or YAML ranking (rules §19), so no older
 answer is read again."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Unlink ranking-cache entries of rules versions before 4: object names must be Kubernetes
-names and text answers never carry a control character (SPEC §17 "Safe to share"), so an answer
+names and text answers never carry a control character (rules §17 "Safe to share"), so an answer
 cached for a request that is now refused, or printed with raw control characters, is not read
 again."""
 

@@ -1,4 +1,4 @@
-"""Rewrite every stored catalog object in its stored form (SPEC §17 "Stored is what is read"):
+"""Rewrite every stored catalog object in its stored form (rules §17 "Stored is what is read"):
 containers, their ``env`` and ``args``, and every other field no rule reads are dropped from
 what earlier releases stored, so that an upgraded service keeps none of the secrets it held.
 

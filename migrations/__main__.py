@@ -21,11 +21,11 @@ TIMEOUT_SECONDS = 5.0
 REDIS_FAILURES = (redis.exceptions.RedisError, redis.exceptions.RedisClusterException)
 
 
-def _client(config: Config) -> redis.Redis | RedisCluster:
+def _client(url: str, cluster: bool) -> redis.Redis | RedisCluster:
     options = {"socket_connect_timeout": TIMEOUT_SECONDS, "socket_timeout": TIMEOUT_SECONDS}
-    if config.REDIS_CLUSTER:
-        return RedisCluster.from_url(config.REDIS_URL, **options)
-    return redis.Redis.from_url(config.REDIS_URL, **options)
+    if cluster:
+        return RedisCluster.from_url(url, **options)
+    return redis.Redis.from_url(url, **options)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     prefix = config.CACHE_PREFIX
     try:
-        client = _client(config)
+        client = _client(config.REDIS_URL, config.REDIS_CLUSTER)
     except REDIS_FAILURES as error:  # RedisCluster connects when it is built
         print(f"migrations: cannot reach Redis: {error}", file=sys.stderr)
         return 1

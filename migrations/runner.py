@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 from redis.exceptions import LockError
 
@@ -40,7 +41,8 @@ class Migration:
 def discover(package: str = __package__) -> list[Migration]:
     """The migrations in ``package``, in number order; two with one number is an error."""
     module = importlib.import_module(package)
-    directory = Path(module.__file__).parent
+    # A package of migration modules is a directory with an __init__.py: it has a __file__.
+    directory = Path(cast(str, module.__file__)).parent
     found = sorted(
         match["id"] for path in directory.iterdir() if (match := MIGRATION_FILE.match(path.name))
     )
@@ -57,10 +59,10 @@ def discover(package: str = __package__) -> list[Migration]:
 
 def applied(client: RedisClient, prefix: str) -> dict[str, dict]:
     """Recorded migrations: id -> {"appliedAt", "result"}."""
-    return {
-        key.decode(): json.loads(value)
-        for key, value in client.hgetall(f"{prefix}{MIGRATIONS_KEY}").items()
-    }
+    # No client here decodes responses, so the hash's fields are bytes (redis-py's types
+    # allow str too, for clients made with decode_responses=True).
+    record = cast("dict[bytes, bytes]", client.hgetall(f"{prefix}{MIGRATIONS_KEY}"))
+    return {key.decode(): json.loads(value) for key, value in record.items()}
 
 
 def apply_pending(

@@ -1,4 +1,4 @@
-"""Answers by name from a stored catalog (SPEC §17): ``rank`` and ``select`` for a model or an
+"""Answers by name from a stored catalog (rules §17): ``rank`` and ``select`` for a model or an
 InferenceService, the same with a request's manifests laid over the catalog, and every
 InferenceService's outcome (``selections``). Answers about a catalog are cached under its uid
 and generation, so a write makes every older answer unreachable at once."""
@@ -76,7 +76,7 @@ SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag"
 def _catalog_answer(
     cluster: str, question: list, compute: Callable[[CatalogDocuments], Answer]
 ) -> Response:
-    """The answer to ``question`` about the current generation of the catalog (SPEC §16, §17):
+    """The answer to ``question`` about the current generation of the catalog (rules §16, §17):
     a read of the cluster's info and a cache GET when it is cached (or 304 with
     ``If-None-Match``); on a miss, the documents are read, in their own snapshot, and the answer
     is stored under the generation it was computed from."""
@@ -186,7 +186,7 @@ def select_by_name(cluster: str) -> Response:
 
 
 def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
-    """A request's manifests over the stored catalog: nothing is stored (SPEC §17). The answer
+    """A request's manifests over the stored catalog: nothing is stored (rules §17). The answer
     is cached under the catalog's generation and the digest of the raw request."""
     may_read(cluster)
     raw = read_body()

@@ -1,4 +1,4 @@
-"""Clusters: settings and stored objects (SPEC §17). Writes are atomic and versioned; every
+"""Clusters: settings and stored objects (rules §17). Writes are atomic and versioned; every
 answer carries ``ETag: "<generation>"``."""
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ def _settings(body: Any) -> ClusterSettings:
     unknown = set(body) - SETTINGS_KEYS
     if unknown:
         raise errors.MalformedRequest(f"unknown settings: {', '.join(sorted(unknown))}")
-    values = {name: body.get(field.data_key or name) for name, field in SETTINGS.fields.items()}
+    values: dict[str, Any] = {
+        name: body.get(field.data_key or name) for name, field in SETTINGS.fields.items()
+    }
     problems = {
         SETTINGS.fields[name].data_key or name: ["Not a valid string."]
         for name, value in values.items()
@@ -193,7 +195,7 @@ def delete_cluster(cluster: str) -> Response:
 
 
 def _objects_of_body() -> tuple[list[StoredObject], list[OtherObject], list[str]]:
-    """The body's objects validated (SPEC §1; 422 naming the object's place in the body), the
+    """The body's objects validated (rules §1; 422 naming the object's place in the body), the
     other kinds, and the warnings for objects given more than once (the last one wins)."""
     stream = objects(limit=max_objects())
     stream.refuse_invalid()

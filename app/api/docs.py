@@ -22,7 +22,7 @@ bp = Blueprint("documentation", __name__, template_folder="templates")
 
 DOCS_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"  # SPEC §17: no page of the service can be framed
+    "frame-ancestors 'none'"  # rules §17: no page of the service can be framed
 )
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _CODE = re.compile(r"`([^`]+)`")

@@ -1,5 +1,5 @@
 """``POST /v1/impact`` and ``POST /v1/clusters/{cluster}/impact``: the InferenceServices a change
-would move to another runtime, or to none (SPEC §19). Nothing is stored."""
+would move to another runtime, or to none (rules §19). Nothing is stored."""
 
 from __future__ import annotations
 

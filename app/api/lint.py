@@ -1,5 +1,5 @@
 """``POST /v1/lint`` and ``POST /v1/clusters/{cluster}/lint``: what ``kubectl apply`` of a
-stream's objects would answer (SPEC §18). Nothing is stored."""
+stream's objects would answer (rules §18). Nothing is stored."""
 
 from __future__ import annotations
 

@@ -8,7 +8,6 @@ limits it states are the deployment's) and keeps it in ``app.extensions``.
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections import defaultdict
 from typing import Any
@@ -141,7 +140,7 @@ def _error_classes() -> dict[str, tuple[int, str, tuple[str, ...]]]:
         for code, (status, text) in ROUTING_ERRORS.items()
     }
     for error in errors.ApiError.__subclasses__():
-        text = " ".join(inspect.getdoc(error).split()) if error.__doc__ else ""
+        text = " ".join((error.__doc__ or "").split())  # its own docstring, on one line
         found[error.code] = (error.status, text, tuple(error.headers))
     return found
 
@@ -166,13 +165,14 @@ class _Builder:
         plugin.map_to_openapi_type(StrictInteger, fields.Integer)
         plugin.map_to_openapi_type(StrictBoolean, fields.Boolean)
         plugin.map_to_openapi_type(AnnotationValue, "object", None)
+        assert plugin.converter is not None  # made when the spec takes the plugin
         plugin.converter.add_attribute_function(_annotation_map)
         self.errors = _error_classes()
         self.examples = error_examples(max_runtimes)
         components = self.spec.components
         for name, (text, enum) in HEADERS.items():
             schema: dict[str, Any] = {"type": "string", **({"enum": enum} if enum else {})}
-            header = {"description": text, "schema": schema}
+            header: dict[str, Any] = {"description": text, "schema": schema}
             if name == REQUEST_ID_HEADER:
                 header.update(required=True, schema={**schema, "maxLength": REQUEST_ID_MAX_LENGTH})
             components.header(name, header)

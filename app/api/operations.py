@@ -69,7 +69,7 @@ def healthz() -> Response:
     },
 )
 def readyz() -> Response:
-    """Readiness: 200 whenever the app is built, Redis up or not (SPEC §16: the cache is an
+    """Readiness: 200 whenever the app is built, Redis up or not (rules §16: the cache is an
     accelerator, never a dependency); the body says how the cache is doing.
 
     503 ``{"status": "draining"}`` once the worker got SIGTERM: it keeps answering for

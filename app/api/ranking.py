@@ -1,5 +1,5 @@
 """``POST /v1/rank`` and ``POST /v1/select``: thin views that look up the ranking cache, then
-decode, validate, rank and render (SPEC §15, §16)."""
+decode, validate, rank and render (rules §15, §16)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ RANKING_ERRORS = ("MalformedRequest", "PayloadTooLarge", "UnsupportedMediaType",
 
 
 def cached_answer(endpoint: str, output: str, render: Callable[[Ranking], Answer]) -> Response:
-    """SPEC §16. First the digest of the raw request, so a repeat costs a hash and a GET; on a
+    """rules §16. First the digest of the raw request, so a repeat costs a hash and a GET; on a
     miss, decode and validate, then the key of the canonical inputs (a request that differs
     only in what selection ignores); on a miss there too, rank and render."""
     session = cached.request_session()

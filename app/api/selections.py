@@ -1,5 +1,5 @@
 """``POST /v1/selections``: every InferenceService and model of a stream with its outcome, in one
-request (SPEC §19); ``GET /v1/clusters/{cluster}/selections`` answers the same of a catalog."""
+request (rules §19); ``GET /v1/clusters/{cluster}/selections`` answers the same of a catalog."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ class Sent:
     lists: dict[str, list[Manifest]] = field(default_factory=dict)
 
     def body(self) -> bytes:
-        """The objects as a JSON array of manifests (SPEC §15)."""
+        """The objects as a JSON array of manifests (rules §15)."""
         return encode([manifest.body for manifest in self.manifests])
 
     def origin_of_path(self, path: str) -> str | None:
@@ -133,14 +133,14 @@ class Api:
                 "--server",
                 UNAVAILABLE,
             )
-        error = reply.error() if reply.status >= 400 else {}
+        answered = reply.error() if reply.status >= 400 else {}
         if (
             reply.status in (401, 403)
             or reply.status >= 500
-            or error.get("code") in _NO_SUCH_ENDPOINT
+            or answered.get("code") in _NO_SUCH_ENDPOINT
         ):
-            code = f" {error['code']}" if error.get("code") else ""
-            detail = f": {error['message']}" if error.get("message") else ""
+            code = f" {answered['code']}" if answered.get("code") else ""
+            detail = f": {answered['message']}" if answered.get("message") else ""
             raise Failure(f"{where}: {method} {path}: {reply.status}{code}{detail}", UNAVAILABLE)
         return reply
 

@@ -1,4 +1,4 @@
-"""``ome-ranker push``: replace a stored catalog's objects with the files' (SPEC §17), only if
+"""``ome-ranker push``: replace a stored catalog's objects with the files' (rules §17), only if
 nobody wrote it since its generation was read (``If-Match``)."""
 
 from __future__ import annotations

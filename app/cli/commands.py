@@ -26,7 +26,7 @@ from .output import NOT_SELECTED, Failure
 from .picking import choose
 from .transport import Reply
 
-# OME's answers that no runtime will serve the model (SPEC §7, §15, §17): exit 1, not 2.
+# OME's answers that no runtime will serve the model (rules §7, §15, §17): exit 1, not 2.
 NOT_SELECTED_CODES = frozenset(
     {
         "NoRuntimeFound",

@@ -23,7 +23,9 @@ class Failure(click.ClickException):
 
     def __init__(self, message: str, exit_code: int = BAD_INPUT) -> None:
         super().__init__(message)
-        self.exit_code = exit_code
+        # click declares exit_code a ClassVar (one per exception class), but reads it from the
+        # instance (Command.main), so an instance value sets this failure's exit status.
+        self.exit_code = exit_code  # type: ignore[misc]
 
     @classmethod
     def of_lines(cls, lines: list[str], exit_code: int = BAD_INPUT) -> Failure:

@@ -1,5 +1,5 @@
 """Which model (and InferenceService) a ``rank`` or ``select`` asks about, when the files hold
-several: the API takes exactly one model and at most one InferenceService per request (SPEC
+several: the API takes exactly one model and at most one InferenceService per request (rules
 §15), so the command sends the chosen ones, every runtime, and the objects of other kinds."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _identities(manifests: list[Manifest]) -> set[tuple]:
 def _find_model(
     models: list[Manifest], name: str, namespace: str | None, kind: str | None = None
 ) -> list[Manifest]:
-    """OME's lookup (SPEC §17 "Finding the model"): a BaseModel of that name in the namespace,
+    """OME's lookup (rules §17 "Finding the model"): a BaseModel of that name in the namespace,
     else the ClusterBaseModel; without a namespace, every model of that name."""
     named = [m for m in models if m.name == name and kind in (None, m.kind)]
     if namespace is None:

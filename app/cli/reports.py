@@ -1,5 +1,5 @@
 """``ome-ranker lint``, ``impact`` and ``selections``: what applying the manifests would do
-(SPEC §18, §19), for every object at once."""
+(rules §18, §19), for every object at once."""
 
 from __future__ import annotations
 

@@ -117,7 +117,7 @@ def files_of(path: str, recursive: bool) -> list[str]:
         return [path]
     if not os.path.isdir(path):
         raise SourceError(f'the path "{path}" does not exist')
-    found = []
+    found: list[str] = []
     for directory, subdirectories, files in os.walk(path):
         subdirectories.sort()
         if not recursive:

@@ -1,4 +1,4 @@
-"""``ome-ranker token new``: a strong random secret and the token file entry (SPEC §17
+"""``ome-ranker token new``: a strong random secret and the token file entry (rules §17
 "Access") that names its SHA-256, so that nobody has to invent a secret or hash one by hand."""
 
 from __future__ import annotations
@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+from collections.abc import Iterable
+from typing import Any
 
 import click
 import yaml
@@ -90,7 +92,7 @@ def _cluster(value: str, option: str) -> str:
 class _EntryDumper(yaml.SafeDumper):
     """YAML's safe writer, with lists on one line (``read: [a, b]``) as the README has them."""
 
-    def represent_list(self, data: list) -> yaml.SequenceNode:
+    def represent_list(self, data: Iterable[Any]) -> yaml.SequenceNode:
         return self.represent_sequence(self.DEFAULT_SEQUENCE_TAG, data, flow_style=True)
 
 

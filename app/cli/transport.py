@@ -39,7 +39,7 @@ class Reply:
         return json.loads(self.body)
 
     def error(self) -> dict[str, Any]:
-        """The API's ``error`` object (SPEC §15), or the body's text as its message."""
+        """The API's ``error`` object (rules §15), or the body's text as its message."""
         try:
             error = self.json()["error"]
             if isinstance(error, dict) and isinstance(error.get("message"), str):

@@ -1,4 +1,4 @@
-"""What every catalog route (SPEC §17) shares: the caller's token, the store and its errors,
+"""What every catalog route (rules §17) shares: the caller's token, the store and its errors,
 ``ETag`` / ``If-Match`` / ``If-None-Match`` on the cluster's generation."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def caller() -> Token:
 
 
 def stateless_access() -> None:
-    """SPEC §17: the stateless endpoints stay open unless OME_RANKER_AUTH_STATELESS=true, which
+    """rules §17: the stateless endpoints stay open unless OME_RANKER_AUTH_STATELESS=true, which
     asks any known token of them; the catalog ones check the cluster's token themselves."""
     if current_app.config["AUTH_STATELESS"] and not request.path.startswith("/v1/clusters/"):
         caller()
@@ -165,7 +165,7 @@ def info_or_404(cluster: str) -> ClusterInfo:
 
 
 def log_write(token: Token, cluster: str, action: str, info: ClusterInfo | None) -> None:
-    """SPEC §17: every write logged with token, cluster, generation and counts."""
+    """rules §17: every write logged with token, cluster, generation and counts."""
     log.info(
         "catalog write",
         extra={

@@ -104,7 +104,7 @@ def decoded(raw: bytes) -> tuple[bool, Any]:
 
 
 def ranking_request(raw: bytes, *, require_model: bool = True) -> ManifestStream:
-    """The request a ranking body makes: the request object itself, or manifests (SPEC §15)."""
+    """The request a ranking body makes: the request object itself, or manifests (rules §15)."""
     is_yaml, data = decoded(raw)
     return request_of(is_yaml, data, require_model=require_model)
 

@@ -1,4 +1,4 @@
-"""One path for cached answers (SPEC §16, §17): ``/v1/rank``, ``/v1/select`` and every catalog
+"""One path for cached answers (rules §16, §17): ``/v1/rank``, ``/v1/select`` and every catalog
 route look their answer up, compute it on a miss, store it and build the response here.
 
 A request's cache session honours ``Cache-Control: no-cache`` (reads skipped, the answer still

@@ -1,4 +1,4 @@
-"""Every failure as the service's one error answer (SPEC §15), registered once per app.
+"""Every failure as the service's one error answer (rules §15), registered once per app.
 
 The errors themselves are plain exceptions (app/errors.py); here each kind becomes its JSON
 answer, with the code left in the request's record for its log line.
@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from flask import Flask, Response
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from app.errors import HTTP_CODES, ApiError, DeadlineExceeded, error_body
 from app.selection.budget import DeadlinePassed
@@ -48,12 +48,12 @@ def init_app(app: Flask) -> None:
         status = error.code or 500
         code = HTTP_CODES.get(status, "HttpError")
         response = error_response(status, code, error.description or error.name)
-        if status == 405 and error.valid_methods:
+        if isinstance(error, MethodNotAllowed) and error.valid_methods:
             response.headers["Allow"] = ", ".join(error.valid_methods)
         return response
 
     @app.errorhandler(Exception)
     def handle_unexpected(error: Exception) -> Response:
-        # Never a traceback in a body (SPEC §15); the log keeps it for operators.
+        # Never a traceback in a body (rules §15); the log keeps it for operators.
         log.exception("unhandled error")
         return error_response(500, "InternalError", "internal error")

@@ -1,5 +1,5 @@
 """Work a request may ask for, refused before it starts when it is over a documented bound
-(SPEC §17 "Bounded work"): 422 ``LimitExceeded`` naming the bound and its variable.
+(rules §17 "Bounded work"): 422 ``LimitExceeded`` naming the bound and its variable.
 
 What the rules cost is known before they run: a ranking checks every runtime it reads, so a
 request that asks ``rankings`` questions of ``runtimes`` runtimes costs ``rankings × runtimes``
@@ -66,7 +66,7 @@ def check_answer(rows: int, text_bytes: int) -> None:
 
 
 def check_body_runtimes(stream: ObjectStream) -> None:
-    """SPEC §15's bound on a body's runtimes, on every endpoint as on ``/v1/rank`` (413)."""
+    """rules §15's bound on a body's runtimes, on every endpoint as on ``/v1/rank`` (413)."""
     count = sum(1 for item in stream.objects if isinstance(item.document, Runtime))
     limit = current_app.config[MAX_RUNTIMES[0]]
     if count > limit:

@@ -1,5 +1,5 @@
 """What every endpoint shares, done once for all of them: the query parameters checked before any
-view runs, and the headers every answer carries (SPEC §17 "Headers")."""
+view runs, and the headers every answer carries (rules §17 "Headers")."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from app.selection.documents import DEFAULT_OME_VERSION
 
 
 def _check_namespace() -> None:
-    """SPEC §17: the request's ``namespace`` is a DNS-1123 label (empty: absent)."""
+    """rules §17: the request's ``namespace`` is a DNS-1123 label (empty: absent)."""
     for value in request.args.getlist("namespace"):
         problem = label_problem(value) if value else None
         if problem is not None:

@@ -1,5 +1,5 @@
 """One way to answer: the representation a request asks for (``Accept``), and a rendered answer
-as a response with its ``ETag`` and ``Vary`` (SPEC §15, §17)."""
+as a response with its ``ETag`` and ``Vary`` (rules §15, §17)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,6 @@ def respond(answer: Answer, *, info: ClusterInfo | None = None, vary: bool = Fal
 
 def selections_answer(rows: list[SelectionRow], output: str, extra: dict) -> Answer:
     """Every InferenceService's outcome as the request asked for it, within the answer's bound
-    (SPEC §17 "Bounded work": each row's message can list every runtime's reason)."""
+    (rules §17 "Bounded work": each row's message can list every runtime's reason)."""
     check_answer(len(rows), message_bytes(rows))
     return rendered(selections_body(rows, extra), output, lambda: selections_table(rows))

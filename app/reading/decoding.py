@@ -68,7 +68,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def decode_json_body(raw: bytes) -> dict | list:
-    """Decode a JSON object, or an array (of manifests, SPEC §15), from UTF-8 (a leading BOM
+    """Decode a JSON object, or an array (of manifests, rules §15), from UTF-8 (a leading BOM
     tolerated); duplicate keys: the last wins."""
     text = check_utf8(raw).removeprefix("\ufeff")  # json.loads(bytes) would accept UTF-16/32 too
     too_deep = f"request body is nested deeper than {MAX_DEPTH} levels"

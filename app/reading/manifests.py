@@ -1,4 +1,4 @@
-"""Manifest streams as ``kubectl apply -f`` takes them (SPEC §15): YAML documents, a JSON object
+"""Manifest streams as ``kubectl apply -f`` takes them (rules §15): YAML documents, a JSON object
 or array of objects, ``kind: List`` flattened; turned into the request selection reads.
 
 Pure functions over decoded documents, no Flask. What a stream holds besides the five kinds
@@ -24,7 +24,7 @@ LIST_KIND = "List"
 
 class ModelNotInStream(ModelNotFound):
     """The stream's InferenceService names a model the stream does not hold: OME's lookup of
-    that model fails (SPEC §17 "Finding the model"), an answer (404) rather than a malformed
+    that model fails (rules §17 "Finding the model"), an answer (404) rather than a malformed
     body."""
 
     def __init__(self, name: str) -> None:
@@ -155,10 +155,11 @@ def read_stream(
     """
     objects = collect(documents, what, first)
     found = _sort_by_kind(objects)
-    models, repeated_models = _last_of_each(found.models)
+    given_models, repeated_models = _last_of_each(found.models)
     services, repeated_services = _last_of_each(found.services)
+    models: list[dict | None] = list(given_models)
     if not models and not require_model:
-        models = [None]  # the caller supplies the model (a stored catalog's, SPEC §17)
+        models = [None]  # the caller supplies the model (a stored catalog's, rules §17)
     if not models and len(services) == 1:
         # OME looks the InferenceService's model up by spec.model.name, absent or not.
         spec = services[0].get("spec")
@@ -191,7 +192,7 @@ def read_yaml_stream(raw: bytes, *, require_model: bool = True) -> ManifestStrea
 
 
 def request_of(is_yaml: bool, data: Any, *, require_model: bool = True) -> ManifestStream:
-    """The request a decoded body makes (``decoding.decode_body``). SPEC §15: a JSON object with
+    """The request a decoded body makes (``decoding.decode_body``). rules §15: a JSON object with
     a top-level ``kind`` is a manifest (one object or a ``kind: List``), an array a list of
     manifests; any other object is the request itself."""
     if is_yaml:

@@ -1,4 +1,4 @@
-"""A stream of any number of OME objects (SPEC §15's reading, §17-§19): validated one by one,
+"""A stream of any number of OME objects (rules §15's reading, §17-§19): validated one by one,
 the last of each kind, namespace and name kept, other kinds reported."""
 
 from __future__ import annotations
@@ -123,9 +123,13 @@ def has_full_runner(manifest: dict) -> bool:
 
 def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Finding:
     """What the API server says of an object its CRD's schema refuses."""
-    kind = manifest.get("kind")
-    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-    name = metadata.get("name") if isinstance(metadata.get("name"), str) else ""
+    kind = str(manifest["kind"])  # one of the five kinds: the stream sorted the others out
+    metadata = manifest.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
+    name = metadata.get("name")
+    if not isinstance(name, str):
+        name = ""
     namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
     entries = _get(manifest, "spec", "supportedModelFormats")
     if isinstance(entries, list):
@@ -143,7 +147,7 @@ def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Find
                     f'The {kind} "{name}" is invalid: {where}: Invalid value: {priority}: '
                     f"{where} in body should be greater than or equal to 1",
                 )
-    prefix = f"{label}."  # the object's own path, not the request's (SPEC §18)
+    prefix = f"{label}."  # the object's own path, not the request's (rules §18)
     fields = sorted(path.removeprefix(prefix) for path in problems)
     detail = "; ".join(
         f"{path.removeprefix(prefix)}: {' '.join(messages)}"

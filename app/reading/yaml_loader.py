@@ -1,4 +1,4 @@
-"""Load a kubectl-style YAML stream into Python documents: bounded, tag-free (SPEC §15).
+"""Load a kubectl-style YAML stream into Python documents: bounded, tag-free (rules §15).
 
 ``load_documents(raw)`` takes the body's bytes and gives one Python value per document (dicts,
 lists, scalars; ``None`` for an empty or null document), or raises ``MalformedRequest``. Values
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import ryml
@@ -56,7 +57,7 @@ from app.selection.budget import DeadlinePassed, checkpoint
 from .decoding import MAX_DEPTH, check_utf8, clip
 
 try:  # libyaml scans and parses in C (5x faster); composing stays in Python, see _Composer
-    from yaml.cyaml import CParser as _EventParser
+    from yaml._yaml import CParser as _EventParser
 except ImportError:  # pragma: no cover - PyYAML without libyaml: the same stages in Python
     from yaml.parser import Parser
     from yaml.scanner import Scanner
@@ -114,6 +115,8 @@ class _Composer(Composer):
     it recurses in C without a limit and segfaults on ~100 000 nested '['.
     """
 
+    peek_event: Callable[[], Any]  # the parser's, mixed in with this class
+
     def __init__(self) -> None:
         Composer.__init__(self)
         self._aliases = self._nodes = self._stream_nodes = self._documents = 0
@@ -123,7 +126,7 @@ class _Composer(Composer):
         self._next_check = 0  # stream nodes at which the request's deadline is next checked
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()
+        event: Any = self.peek_event()
         if type(event) is ScalarEvent:  # most nodes: one more node, no deeper, height 0
             self._charge(1, self._depth, event)
             node = super().compose_node(parent, index)
@@ -136,7 +139,9 @@ class _Composer(Composer):
             if self._aliases > MAX_ALIASES:
                 self._refuse(f"YAML stream uses more than {MAX_ALIASES} aliases", event)
             if node not in self._measured:  # its anchor is still open: `&a [*a]`, a cycle
-                raise ComposerError(None, None, "found a recursive alias", event.start_mark)
+                # libyaml's parser gives its own Mark class, which PyYAML's errors print as well.
+                mark: Any = event.start_mark
+                raise ComposerError(None, None, "found a recursive alias", mark)
             nodes, height = self._measured[node]
             if self._stream_nodes + nodes > MAX_STREAM_NODES:
                 self._refuse(f"YAML aliases expand to more than {MAX_STREAM_NODES} nodes", event)
@@ -156,7 +161,7 @@ class _Composer(Composer):
         self._documents += 1
         if self._documents > MAX_DOCUMENTS:
             self._refuse(_stream_too_large(f"{MAX_DOCUMENTS} documents"), self.peek_event())
-        self._nodes = 0  # SPEC §15: MAX_NODES is per expanded document
+        self._nodes = 0  # rules §15: MAX_NODES is per expanded document
         return super().compose_document()
 
     def _charge(self, nodes: int, depth: int, event: Any) -> None:
@@ -268,9 +273,14 @@ class _Constructor(SafeConstructor):
             seen.add(identity)
 
 
+def _scalar_text(loader: Any, node: Any) -> Any:
+    """A timestamp: its text, as JSON would carry it."""
+    return loader.construct_scalar(node)
+
+
 for _tag in ("binary", "set", "omap", "pairs"):  # bytes, set, tuples: not JSON, so refused
     _Constructor.add_constructor(f"tag:yaml.org,2002:{_tag}", _unsupported)
-_Constructor.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_scalar)
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _scalar_text)
 for _tag, _construct in (
     ("int", SafeConstructor.construct_yaml_int),
     ("float", SafeConstructor.construct_yaml_float),

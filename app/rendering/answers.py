@@ -1,6 +1,6 @@
 """Whole answers (status, media type, bytes) as the service sends and caches them: a body in the
 representation a request asked for, OME's refusals in the service's error format, and the two
-answers of a ranking (SPEC §15)."""
+answers of a ranking (rules §15)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def _model_not_ready(ranking: Ranking) -> Answer | None:
 
 
 def rank_answer(ranking: Ranking, output: str) -> Answer:
-    """``/v1/rank``'s answer. SPEC §15: both endpoints refuse a model that is not Ready; OME's
+    """``/v1/rank``'s answer. rules §15: both endpoints refuse a model that is not Ready; OME's
     other errors are a 200 ranking here."""
     refused = _model_not_ready(ranking)
     if refused is not None:
@@ -62,7 +62,7 @@ def rank_answer(ranking: Ranking, output: str) -> Answer:
 
 def select_answer(ranking: Ranking) -> Answer:
     """``/v1/select``'s answer: OME's own errors are answers about the inputs, cached like a
-    200 (SPEC §7, §15)."""
+    200 (rules §7, §15)."""
     refused = _model_not_ready(ranking)
     if refused is not None:
         return refused

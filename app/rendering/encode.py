@@ -1,16 +1,17 @@
 """The encodings every answer uses: JSON, YAML and kubectl's text table, never a control
-character in text (SPEC §17 "Names are Kubernetes names": text answers)."""
+character in text (rules §17 "Names are Kubernetes names": text answers)."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
 TABLE_PADDING = 3
-# SPEC §17: a text answer never holds a control character. Names are Kubernetes names, but
+# rules §17: a text answer never holds a control character. Names are Kubernetes names, but
 # a message also quotes what an object references (a runtime or model name, a version, an
 # annotation), which nothing validates: those are escaped as Go's %q escapes them, so that no
 # value can start a line of its own, move the cursor or colour a terminal. Bidirectional
@@ -37,7 +38,7 @@ def printable(text: str) -> str:
     return text.translate(_ESCAPES) if _CONTROL.search(text) else text
 
 
-def text_table(lines: list[tuple[str, ...]]) -> str:
+def text_table(lines: Sequence[Sequence[str]]) -> str:
     """Lines as ``kubectl`` prints a table to a file: each column as wide as its widest cell plus
     three spaces, the last column unpadded; no control character in any cell."""
     if _CONTROL.search("".join(cell for line in lines for cell in line)):

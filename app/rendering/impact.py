@@ -1,4 +1,4 @@
-"""Which InferenceServices a change moves (SPEC §19 impact): the comparison of what
+"""Which InferenceServices a change moves (rules §19 impact): the comparison of what
 ``/v1/select`` answers for each before and after, and its table."""
 
 from __future__ import annotations

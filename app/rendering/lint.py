@@ -1,4 +1,4 @@
-"""What admission would answer (SPEC §18), as findings and as kubectl prints them."""
+"""What admission would answer (rules §18), as findings and as kubectl prints them."""
 
 from __future__ import annotations
 

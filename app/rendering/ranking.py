@@ -1,4 +1,4 @@
-"""A ``Ranking`` as the bodies of SPEC §15: the JSON (and YAML) body, the explain table."""
+"""A ``Ranking`` as the bodies of rules §15: the JSON (and YAML) body, the explain table."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ TABLE_COLUMNS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON
 
 
 def _distance(value: float | None) -> float | None:
-    # SPEC §9: a non-finite distance is reported as null.
+    # rules §9: a non-finite distance is reported as null.
     return value if value is not None and math.isfinite(value) else None
 
 
@@ -87,7 +87,7 @@ def select_body(ranking: Ranking) -> dict[str, Any]:
 
 
 def excluded_reasons(ranking: Ranking) -> dict[str, str]:
-    """SPEC §15: name → reason of the runtimes OME's no-runtime text lists."""
+    """rules §15: name → reason of the runtimes OME's no-runtime text lists."""
     return dict(ranking.excluded())
 
 

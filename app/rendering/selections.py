@@ -1,4 +1,4 @@
-"""Every InferenceService's outcome (SPEC §17 ``selections``, §19 many at once) as rows, and the
+"""Every InferenceService's outcome (rules §17 ``selections``, §19 many at once) as rows, and the
 objects of a stream that no rule reads."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def message_bytes(rows: Iterable[SelectionRow]) -> int:
 
 
 def ignored_body(others: Iterable[OtherObject]) -> list[dict[str, Any]]:
-    """SPEC §15: the objects of kinds no rule reads, skipped and reported."""
+    """rules §15: the objects of kinds no rule reads, skipped and reported."""
     return [
         {
             "kind": other.kind,

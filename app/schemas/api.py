@@ -1,4 +1,4 @@
-"""marshmallow schemas of the HTTP bodies of SPEC §15, as the OpenAPI spec documents them.
+"""marshmallow schemas of the HTTP bodies of rules §15, as the OpenAPI spec documents them.
 
 The request is loaded by ``app.schemas.requests`` (which needs full error paths and a 400/422
 split no single schema gives); these schemas describe the same shape for ``/openapi.json``.
@@ -42,7 +42,7 @@ class RankRequestSchema(Schema):
     """The JSON body of ``/v1/rank`` and ``/v1/select``."""
 
     class Meta:
-        unknown = EXCLUDE  # SPEC §15: other top-level keys are ignored
+        unknown = EXCLUDE  # rules §15: other top-level keys are ignored
 
     model = fields.Nested(
         ModelDocumentSchema,
@@ -135,7 +135,7 @@ class RuntimeRowSchema(Schema):
         data_key="decidedBy",
         validate=validate.OneOf(("scope", "score", "distance", "name")),
         metadata=_doc(
-            "The first rule of SPEC §5 that put this `Yes` row below the one above; null on "
+            "The first rule of rules §5 that put this `Yes` row below the one above; null on "
             "the first `Yes` row and on `No` rows."
         ),
     )
@@ -264,6 +264,6 @@ class ReadinessSchema(Schema):
         allow_none=True,
         metadata=_doc(
             "The ranking cache. `down` does not make the service unready: the cache is an "
-            "accelerator, never a dependency (SPEC §16). Null when no cache is configured."
+            "accelerator, never a dependency (rules §16). Null when no cache is configured."
         ),
     )

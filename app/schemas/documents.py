@@ -1,4 +1,4 @@
-"""marshmallow schemas of the documents selection reads (SPEC §1).
+"""marshmallow schemas of the documents selection reads (rules §1).
 
 Every schema excludes unknown fields: real manifests carry containers,
 resources and router configs that are accepted and never looked at. The
@@ -37,7 +37,7 @@ class _Lenient(Schema):
 
 
 class MetadataSchema(_Lenient):
-    # SPEC §17: names as the API server takes them (an empty namespace is an absent one).
+    # rules §17: names as the API server takes them (an empty namespace is an absent one).
     name = fields.String(required=True, validate=[_NON_EMPTY, validate_object_name])
     namespace = opt_str(validate=validate_namespace)
 
@@ -53,7 +53,7 @@ class ModelRefSchema(_Lenient):
 
 class ModelFormatSchema(_Lenient):
     """The model's ``modelFormat``: a missing or empty name is a model that is not Ready yet
-    (SPEC §1.1, §15), which selection answers as OME does; here it only has to be a string."""
+    (rules §1.1, §15), which selection answers as OME does; here it only has to be a string."""
 
     name = opt_str()
     version = opt_str()
@@ -104,7 +104,7 @@ class DiffusionPipelineSchema(_Lenient):
         }
         additional = data["additional"]
         if additional is not None:
-            # SPEC §15: a component set to null is not set.
+            # rules §15: a component set to null is not set.
             additional = {key: value for key, value in additional.items() if value is not None}
         return doc.DiffusionPipeline(data["class_name"], components, additional)
 
@@ -151,7 +151,7 @@ class EntryRefSchema(_Lenient):
 
     @post_load
     def build(self, data, **kwargs) -> doc.EntryRef:
-        weight = 1 if data["weight"] is None else data["weight"]  # SPEC §1.2
+        weight = 1 if data["weight"] is None else data["weight"]  # rules §1.2
         return doc.EntryRef(data["name"], data["version"], data["operator"], weight)
 
 
@@ -169,7 +169,7 @@ class EntrySchema(_Lenient):
     quantization = opt_str()
     diffusion = opt_nested(DiffusionPipelineSchema, data_key="diffusionPipeline")
     auto_select = opt_bool(data_key="autoSelect")
-    # SPEC §1.2/§13: the CRD refuses priority < 1, disabled runtime or not; it is an int32.
+    # rules §1.2/§13: the CRD refuses priority < 1, disabled runtime or not; it is an int32.
     priority = opt_int(validate=[PRIORITY_RANGE_MIN, PRIORITY_RANGE_MAX])
     cache_providers = opt_list(fields.String(), data_key="modelCacheProviders")
 
@@ -221,7 +221,7 @@ class RuntimeMetadataSchema(MetadataSchema):
 
 
 def inherit_from(annotation: tuple[bool, str | None] | None) -> str | None:
-    """SPEC §7: absent, null or "" names no parent."""
+    """rules §7: absent, null or "" names no parent."""
     return (annotation[1] or None) if annotation is not None else None
 
 
@@ -308,7 +308,7 @@ class InferenceServiceDocumentSchema(_Lenient):
         annotation = meta["annotations"]
         accelerator = None
         if annotation is not None and annotation[0]:
-            accelerator = annotation[1] or ""  # SPEC §15: null reads as ""
+            accelerator = annotation[1] or ""  # rules §15: null reads as ""
         return doc.InferenceService(
             name=meta["name"],
             namespace=meta["namespace"] or None,

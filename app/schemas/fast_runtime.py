@@ -125,7 +125,7 @@ def _mode_annotation(config: Any) -> Any:
 
 
 def _inherit_from(metadata: dict) -> Any:
-    """SPEC §7: the parent named by ``ome.io/inherit-from``; absent, null or "" is none."""
+    """rules §7: the parent named by ``ome.io/inherit-from``; absent, null or "" is none."""
     annotations = metadata.get("annotations")
     if annotations is None:
         return None

@@ -1,5 +1,5 @@
 """Strict JSON field types: Kubernetes types its fields, so "2" is not an integer
-and "true" is not a boolean (SPEC §15: integral floats such as 2.0 are integers)."""
+and "true" is not a boolean (rules §15: integral floats such as 2.0 are integers)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class AnnotationValue(fields.Field):
     """An annotation map of which selection reads one key.
 
     Only that key's value is type-checked: the rest of the map is somebody
-    else's business (SPEC §1: validate only what selection reads). Deserialises
+    else's business (rules §1: validate only what selection reads). Deserialises
     to ``(present, value)``; a null value of a present key reads as ``""``.
     """
 
@@ -61,7 +61,7 @@ class AnnotationValue(fields.Field):
 
 
 def opt_str(**kwargs) -> fields.String:
-    """An optional string field; null counts as absent (SPEC §15)."""
+    """An optional string field; null counts as absent (rules §15)."""
     return fields.String(allow_none=True, load_default=None, **kwargs)
 
 

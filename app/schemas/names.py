@@ -1,4 +1,4 @@
-"""Kubernetes names (SPEC §17 "Names are Kubernetes names"): an object's ``metadata.name`` is a
+"""Kubernetes names (rules §17 "Names are Kubernetes names"): an object's ``metadata.name`` is a
 DNS-1123 subdomain and a namespace a DNS-1123 label, as the API server requires, so that no
 object a cluster could not hold reaches a catalog, an answer or a text table. The messages are
 the API server's own."""
@@ -6,6 +6,7 @@ the API server's own."""
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 from marshmallow import ValidationError
 
@@ -50,7 +51,7 @@ def label_problem(value: str) -> str | None:
     return _problem(value, LABEL, LABEL_MAX, LABEL_TEXT)
 
 
-def is_object_name(value: object) -> bool:
+def is_object_name(value: object) -> TypeGuard[str]:
     return type(value) is str and len(value) <= SUBDOMAIN_MAX and bool(SUBDOMAIN.match(value))
 
 

@@ -1,4 +1,4 @@
-"""One stored object (SPEC §17): a manifest validated as §1 says, kept in its stored form.
+"""One stored object (rules §17): a manifest validated as §1 says, kept in its stored form.
 
 A catalog holds what ``kubectl get … -o yaml`` prints, which carries what the cluster adds to
 every object (``status``, ``resourceVersion``, ``managedFields`` …) and what no rule reads

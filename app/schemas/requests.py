@@ -1,11 +1,11 @@
 """The ``/v1/rank`` and ``/v1/select`` request: top-level shape (400) and the
-documents inside it (422 with full field paths), SPEC §15."""
+documents inside it (422 with full field paths), rules §15."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from marshmallow import Schema, ValidationError
 from packaging.version import InvalidVersion, Version
@@ -18,6 +18,7 @@ from app.selection.documents import (
     OtherObject,
     RankRequest,
     RepeatedObject,
+    Runtime,
 )
 
 from .documents import (
@@ -82,7 +83,7 @@ def _optional_string(body: Mapping[str, Any], query: Mapping[str, str], key: str
 
 
 def version_problem(version: str) -> str | None:
-    """SPEC §14: an ``omeVersion`` is any version ``packaging`` reads; else the message."""
+    """rules §14: an ``omeVersion`` is any version ``packaging`` reads; else the message."""
     try:
         Version(version)
     except InvalidVersion:
@@ -101,8 +102,8 @@ def load_rank_request(
 
     Raises ``MalformedRequest`` for the wrong top-level shape and ``InvalidDocument``
     for anything wrong inside a document; all document errors are reported at once.
-    ``others`` and ``repeated`` are what a manifest stream held besides the request (SPEC §15).
-    ``stored_model`` stands in for a body without ``model`` (a catalog's model, SPEC §17).
+    ``others`` and ``repeated`` are what a manifest stream held besides the request (rules §15).
+    ``stored_model`` stands in for a body without ``model`` (a catalog's model, rules §17).
     """
     model_doc = body.get("model")
     if model_doc is None and stored_model is not None:
@@ -115,7 +116,7 @@ def load_rank_request(
     isvc_doc = body.get("inferenceService")
     if isvc_doc is not None and not isinstance(isvc_doc, dict):
         raise MalformedRequest("'inferenceService' must be an object")
-    # SPEC §15: an empty namespace counts as absent, so the query may still give one.
+    # rules §15: an empty namespace counts as absent, so the query may still give one.
     namespace = _optional_string(body, query, "namespace") or query.get("namespace") or None
     ome_version = _optional_string(body, query, "omeVersion")
     cache_provider = _optional_string(body, query, "modelCacheProvider")
@@ -147,6 +148,9 @@ def load_rank_request(
             errors["omeVersion"] = [problem]
     if errors:
         raise InvalidDocument(errors)
+    # cast: no errors, so every runtime loaded (load_document gives None only after it has
+    # recorded an error); the list's type still holds load_runtime's None.
+    loaded = cast("list[Runtime]", runtimes)
 
     if isvc is not None and isvc.model_name is not None and isvc.model_name != model.name:
         errors["inferenceService.spec.model.name"] = [
@@ -157,7 +161,7 @@ def load_rank_request(
     ordered_others = tuple(sorted(others, key=lambda o: (o.namespace or "", o.name or "", o.kind)))
     return RankRequest(
         model,
-        tuple(runtimes),
+        tuple(loaded),
         isvc,
         namespace,
         ome_version,

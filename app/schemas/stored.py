@@ -1,4 +1,4 @@
-"""What a catalog keeps of an object (SPEC §17 "Stored is what is read").
+"""What a catalog keeps of an object (rules §17 "Stored is what is read").
 
 A catalog keeps, of each object, only the fields that selection, lint and placement read, plus
 ``metadata`` name, namespace, labels and annotations (``last-applied-configuration`` dropped).
@@ -33,7 +33,7 @@ from .documents import (
 from .fields import AnnotationValue
 
 KEEP = True  # the value is kept whole
-# SPEC §17: the metadata a catalog keeps, whatever the schemas read of it.
+# rules §17: the metadata a catalog keeps, whatever the schemas read of it.
 METADATA = {"name": KEEP, "namespace": KEEP, "labels": KEEP, "annotations": KEEP}
 DROPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 
@@ -124,9 +124,8 @@ def _kept(value: Any, shape: Any) -> Any:
 def stored_form(manifest: dict) -> dict:
     """The manifest as a catalog keeps it: what is read, and nothing else. A manifest of a
     kind no catalog holds keeps only ``apiVersion``, ``kind`` and its metadata."""
-    shape = SHAPES.get(
-        manifest.get("kind"), {"apiVersion": KEEP, "kind": KEEP, "metadata": METADATA}
-    )
+    kind: Any = manifest.get("kind")  # any JSON value; not a kind here: the default shape
+    shape = SHAPES.get(kind, {"apiVersion": KEEP, "kind": KEEP, "metadata": METADATA})
     kept = _kept(manifest, shape)
     metadata = kept.get("metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("annotations"), dict):

@@ -1,6 +1,6 @@
-"""The selection rules of SPEC §2–§14 as pure functions: no Flask, no Redis, no I/O."""
+"""The selection rules of rules §2–§14 as pure functions: no Flask, no Redis, no I/O."""
 
 # Bump whenever the selection rules change (or the rendering of their answers, or which requests
-# the API accepts): it is part of every ranking-cache key (SPEC §16), so answers cached under the
+# the API accepts): it is part of every ranking-cache key (rules §16), so answers cached under the
 # old rules are never served, and migrations/ can find and delete them.
 RULES_VERSION = 4

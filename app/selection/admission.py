@@ -1,4 +1,4 @@
-"""What ``kubectl apply`` would answer for a set of OME objects (SPEC §13, §18), checked without a
+"""What ``kubectl apply`` would answer for a set of OME objects (rules §13, §18), checked without a
 cluster: the refusals of the API server and of OME's admission webhooks, the warnings kubectl
 prints, and what OME accepts but rarely does what the author meant.
 
@@ -6,7 +6,7 @@ The cluster is the given objects (for a stored catalog: the catalog with the new
 over it); every object checked is judged as ``kubectl apply`` would judge it against the others,
 so a clash between two runtimes refuses each of them, naming the other as the one that exists.
 
-Where OME's webhook code and SPEC §13 differ, the webhook code is followed here (SPEC §18):
+Where OME's webhook code and rules §13 differ, the webhook code is followed here (rules §18):
 
 * runtime entries are "the same format" only when neither sets ``modelFormat`` nor
   ``modelFramework``: the webhook compares those as Go structs holding pointers (``version``,
@@ -19,19 +19,29 @@ Where OME's webhook code and SPEC §13 differ, the webhook code is followed here
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from packaging.version import Version
 
 from .budget import checked as each_checked
 from .budget import checkpoint
-from .catalog import CatalogView, ModelLookup, ObjectKey, model_not_found, object_key, question_of
+from .catalog import (
+    CatalogView,
+    Document,
+    ModelLookup,
+    ObjectKey,
+    Question,
+    model_not_found,
+    object_key,
+    question_of,
+)
 from .constraints import DEPLOYMENT_MODES
-from .documents import Entry, EntryRef, InferenceService, Model, RankRequest, Runtime
+from .documents import Entry, EntryRef, InferenceService, Model, RankRequest, Runtime, SizeRange
 from .explicit import CLUSTER_SERVING_RUNTIME, KIND_AND_INHERITANCE_SINCE, SERVING_RUNTIME
 from .inheritance import InheritanceError, resolve_chain
 from .ranking import rank_runtimes
+from .results import Ranking
 from .sizes import is_plain_size, parse_size
 from .versions import GREATER_THAN, GREATER_THAN_OR_EQUAL, KNOWN_OPERATORS, parse_version
 from .warnings import format_parameters
@@ -47,6 +57,15 @@ SCHEMA_CODES = frozenset({"PriorityBelowMinimum", "Invalid"})  # the CRD's schem
 AUTO_SELECT_NOTE = (
     "no supportedModelFormats[] entry has autoSelect: true, so OME never auto-selects it"
 )
+
+# What makes two entries "the same format with the same priority" (``_entry_key``): the name
+# casefolded, architecture, quantization and priority.
+EntryKey = tuple[str, str | None, str | None, int]
+# What two runtimes must share to clash (``_clash_keys``): kind, namespace, size range and an
+# entry key.
+ClashKey = tuple[str, str | None, SizeRange | None, str, str | None, str | None, int]
+# (severity, kind, namespace, name, field, code, message): the order of the findings.
+FindingOrder = tuple[int, str, bytes, bytes, bytes, str, bytes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +86,7 @@ class Finding:
         return WEBHOOKS.get(self.kind)
 
 
-def finding_order(finding: Finding) -> tuple:
+def finding_order(finding: Finding) -> FindingOrder:
     return (
         SEVERITY_ORDER[finding.severity],
         finding.kind,
@@ -105,7 +124,7 @@ def different_priorities(runtime: Runtime) -> str | None:
     return None
 
 
-def _entry_key(entry: Entry) -> tuple | None:
+def _entry_key(entry: Entry) -> EntryKey | None:
     """What makes two entries "the same format with the same priority" to the webhook, or None
     for an entry that can never clash: ``autoSelect: true``, a priority set, and neither
     ``modelFormat`` nor ``modelFramework`` (equal only when both are absent: see the module
@@ -127,17 +146,17 @@ def same_priority(new: Runtime, existing: Runtime) -> str | None:
         return None
     if (new.size_range or None) != (existing.size_range or None):
         return None
-    applied: dict[tuple, Entry] = {}
+    applied: dict[EntryKey, Entry] = {}
     for entry in new.entries:
         key = _entry_key(entry)
         if key is not None:
             applied.setdefault(key, entry)
     for old in existing.entries:
         key = _entry_key(old)
-        entry = None if key is None else applied.get(key)
-        if entry is None:
+        clashing = None if key is None else applied.get(key)
+        if clashing is None:
             continue
-        text = f"same priority assigned for the model format {entry.name}"
+        text = f"same priority assigned for the model format {clashing.name}"
         if new.is_cluster:
             return f"{text} in the clusterservingruntimes {existing.name} and {new.name}"
         return (
@@ -149,12 +168,12 @@ def same_priority(new: Runtime, existing: Runtime) -> str | None:
 
 class _ParentFinder:
     """Runtimes by kind, namespace and name, built once: a chain's parents are found by name,
-    a ServingRuntime's in its namespace first, then at cluster scope (SPEC §7)."""
+    a ServingRuntime's in its namespace first, then at cluster scope (rules §7)."""
 
     def __init__(self, runtimes: Iterable[Runtime]) -> None:
         self.by_key = {(r.kind, r.namespace, r.name): r for r in runtimes}
 
-    def for_runtime(self, runtime: Runtime):
+    def for_runtime(self, runtime: Runtime) -> Callable[[str], Runtime | None]:
         def find(name: str) -> Runtime | None:
             if not runtime.is_cluster:
                 found = self.by_key.get((SERVING_RUNTIME, runtime.namespace, name))
@@ -173,7 +192,7 @@ class Peers:
     linear in the input whatever the number of entries and protocol versions."""
 
     def __init__(self, runtimes: Iterable[Runtime]) -> None:
-        self.by_entry: dict[tuple, list[Runtime]] = {}
+        self.by_entry: dict[ClashKey, list[Runtime]] = {}
         for runtime in sorted(runtimes, key=lambda r: r.name.encode()):
             checkpoint()
             if runtime.is_disabled or not runtime.protocol_versions:
@@ -203,11 +222,11 @@ class Peers:
         return None if first is None else same_priority(runtime, first)
 
 
-def _clash_keys(runtime: Runtime) -> set[tuple]:
-    """What two runtimes must share to clash (SPEC §13 as OME's webhook compares them), but
+def _clash_keys(runtime: Runtime) -> set[ClashKey]:
+    """What two runtimes must share to clash (rules §13 as OME's webhook compares them), but
     for a protocol version: scope, the size range, and an entry that can clash."""
     bounds = runtime.size_range or None
-    keys = set()
+    keys: set[ClashKey] = set()
     for entry in runtime.entries:
         key = _entry_key(entry)
         if key is not None:
@@ -285,7 +304,7 @@ def _runtime_info(runtime: Runtime, field: str | None, code: str, message: str) 
     return Finding(INFO, runtime.kind, runtime.namespace, runtime.name, field, code, message)
 
 
-def _size_note(kind: str, namespace, name: str, field: str, raw: str) -> Finding | None:
+def _size_note(kind: str, namespace: str | None, name: str, field: str, raw: str) -> Finding | None:
     value = parse_size(raw)
     if is_plain_size(raw) and value != 0:
         return None
@@ -301,7 +320,7 @@ def _size_note(kind: str, namespace, name: str, field: str, raw: str) -> Finding
 
 
 def runtime_notes(runtime: Runtime) -> list[Finding]:
-    """SPEC §13's warnings and §18's infos about one runtime."""
+    """rules §13's warnings and §18's infos about one runtime."""
     found: list[Finding] = []
     bounds = runtime.size_range
     if bounds is not None:
@@ -391,8 +410,19 @@ def model_notes(model: Model, sized_runtimes: bool) -> list[Finding]:
     return found
 
 
-def _isvc_finding(isvc: InferenceService, severity: str, code: str, field, message) -> Finding:
+def _isvc_finding(
+    isvc: InferenceService, severity: str, code: str, field: str | None, message: str
+) -> Finding:
     return Finding(severity, "InferenceService", isvc.namespace, isvc.name, field, code, message)
+
+
+@dataclass(frozen=True, slots=True)
+class SharedAnswers:
+    """What InferenceServices that ask the same question share (``isvc_findings``): the
+    ranking, and the text of the refusal when selection finds no runtime."""
+
+    rankings: dict[Question, Ranking] = field(default_factory=dict)
+    refusals: dict[Question, str] = field(default_factory=dict)
 
 
 def isvc_findings(
@@ -402,7 +432,7 @@ def isvc_findings(
     runtimes: tuple[Runtime, ...],
     ome_version: str,
     model_cache_provider: str | None,
-    answers: dict | None = None,
+    answers: SharedAnswers | None = None,
 ) -> list[Finding]:
     """OME's InferenceService webhook: only an InferenceService with an ``engine`` is resolved.
     ``answers`` keeps, per question, the ranking and the refusal's text, so that
@@ -412,10 +442,10 @@ def isvc_findings(
     if asked is None or isinstance(asked, Finding):
         return [] if asked is None else [asked]
     model, question = asked
-    answers = {} if answers is None else answers
-    ranking = answers.get(question)
+    answers = SharedAnswers() if answers is None else answers
+    ranking = answers.rankings.get(question)
     if ranking is None:
-        ranking = answers[question] = rank_runtimes(
+        ranking = answers.rankings[question] = rank_runtimes(
             RankRequest(
                 model,
                 runtimes,
@@ -439,21 +469,21 @@ def isvc_findings(
         ]
     if error is not None or ranking.selected is None:
         code = error.code if error is not None else "NoRuntimeFound"
-        message = answers.get(("refusal", question))
-        if message is None:
+        refusal = answers.refusals.get(question)
+        if refusal is None:
             reason = error.message if error is not None else ranking.message
-            message = answers[("refusal", question)] = (
+            refusal = answers.refusals[question] = (
                 f"no supporting runtime found for model {name} and engine does not have "
                 f"complete runner configuration: {reason}"
             )
-        return [_isvc_finding(isvc, ERROR, code, "spec.model.name", message)]
+        return [_isvc_finding(isvc, ERROR, code, "spec.model.name", refusal)]
     message = f"Runtime {ranking.selected.name} will be auto-selected for model {name}"
     return [_isvc_finding(isvc, WARNING, "AutoSelected", None, message)]
 
 
 def _asked(
     isvc: InferenceService, full_runner: bool, models: ModelLookup
-) -> tuple[Model, tuple] | Finding | None:
+) -> tuple[Model, Question] | Finding | None:
     """What the webhook asks of selection for this InferenceService: its model and question;
     else its refusal before any ranking, or None when it asks nothing."""
     if not isvc.has_engine:
@@ -532,7 +562,7 @@ def admit(
     findings = list(invalid)
     runtimes, models, services = view.runtimes, view.models, view.services
 
-    def wanted(document) -> bool:
+    def wanted(document: Document) -> bool:
         return checked is None or object_key(document) in checked
 
     runtime_list = list(runtimes)
@@ -553,7 +583,7 @@ def admit(
     for model in each_checked(models):
         if wanted(model):
             findings.extend(model_notes(model, sized))
-    answers: dict = {}
+    answers = SharedAnswers()
     lookup = ModelLookup(models)
     for isvc in each_checked(services):
         if wanted(isvc):

@@ -1,15 +1,31 @@
-"""Answers that explain and predict (SPEC §19): for each row of a ranking, which rule of §5 put it
+"""Answers that explain and predict (rules §19): for each row of a ranking, which rule of §5 put it
 below the row above (``decidedBy``), and what would make it first (``toWin``, ``toWinNote``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from .budget import checked
-from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow
+from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow, compatible_score
 from .documents import Entry, Runtime
 from .entries import entry_matches, entry_score
 from .results import distance_order, name_scope_key
+
+
+class PriorityToWin(TypedDict):
+    """``toWin`` of a ``Yes`` row: the smallest priority on that entry that makes it first."""
+
+    entry: int
+    priority: int
+
+
+class AutoSelectToWin(TypedDict):
+    """``toWin`` of a ``No`` row that fails only on autoSelect: ``autoSelect: true`` there."""
+
+    entry: int
+    autoSelect: bool
+
 
 MAX_PRIORITY = 2**31 - 1  # the CRD types priority as int32
 ROWS_PER_CHECK = 32  # a row's advice costs microseconds: a deadline check every 32
@@ -18,7 +34,7 @@ ROWS_PER_CHECK = 32  # a row's advice costs microseconds: a deadline check every
 @dataclass(frozen=True, slots=True)
 class RowAdvice:
     decided_by: str | None = None  # scope | score | distance | name; None on the first Yes row
-    to_win: dict | None = None  # {"entry": i, "priority": p} or {"entry": i, "autoSelect": True}
+    to_win: PriorityToWin | AutoSelectToWin | None = None
     note: str | None = None
 
 
@@ -64,7 +80,7 @@ def best_entry(checks: RuntimeChecks, runtime: Runtime) -> tuple[int, Entry, int
 
 def to_win(
     checks: RuntimeChecks, row: RuntimeRow, top: int, top_group: list[RuntimeRow]
-) -> dict | None:
+) -> PriorityToWin | None:
     """The smallest priority on the best entry that puts ``row`` before every other qualifying
     runtime of its scope, all else unchanged; None when no priority can (§19). ``top`` is the
     scope's best score and ``top_group`` its rows with that score, in order (the first row
@@ -109,7 +125,7 @@ def advise(
         if scope[0] is row:
             advice.append(RowAdvice(decided))
             continue
-        win = to_win(checks, row, scope[0].score, tops[cluster])
+        win = to_win(checks, row, compatible_score(scope[0]), tops[cluster])
         note = None
         if explicit is not None:
             note = (

@@ -1,4 +1,4 @@
-"""How long a question may take (SPEC §17 "Bounded work"): the current request's deadline,
+"""How long a question may take (rules §17 "Bounded work"): the current request's deadline,
 checked cooperatively inside every loop that grows with the input.
 
 The HTTP layer (``app/http/deadline.py``) starts the clock for each request; the rules call

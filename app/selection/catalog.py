@@ -1,4 +1,4 @@
-"""Questions asked of a cluster's objects (SPEC §17–§19), as pure functions of one value, the
+"""Questions asked of a cluster's objects (rules §17–§19), as pure functions of one value, the
 ``CatalogView``: which model a name (or an InferenceService) means, objects laid over others,
 and the outcome of every InferenceService (``selections``)."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from .budget import checked
 from .constraints import requested_modes, required_accelerator_classes
@@ -17,7 +18,20 @@ BASE_MODEL, CLUSTER_BASE_MODEL = "BaseModel", "ClusterBaseModel"
 CLUSTER_SCOPED_KINDS = frozenset({CLUSTER_BASE_MODEL, "ClusterServingRuntime"})
 DEFAULT_NAMESPACE = "default"
 Document = Runtime | Model | InferenceService
+# ``overlaid`` of runtimes gives runtimes, of any documents any documents.
+AnyDocument = TypeVar("AnyDocument", Runtime, Document)
 ObjectKey = tuple[str, str, str]  # (kind, namespace or "", name), as a cluster keys objects
+# What a ranking for an InferenceService depends on besides the runtimes (``question_of``).
+Question = tuple[
+    str,  # the model's kind
+    str | None,  # the model's namespace
+    str,  # the model's name
+    str | None,  # the InferenceService's namespace
+    frozenset[str],  # the accelerator classes it requires
+    tuple[str | None, str | None],  # the deployment modes it asks for (engine, decoder)
+    str | None,  # spec.runtime.name
+    str | None,  # spec.runtime.kind
+]
 
 
 def object_key(document: Document, namespace: str = "") -> ObjectKey:
@@ -29,12 +43,12 @@ def object_key(document: Document, namespace: str = "") -> ObjectKey:
 
 
 def overlaid(
-    stored: Iterable[Document],
-    given: Iterable[Document],
+    stored: Iterable[AnyDocument],
+    given: Iterable[AnyDocument],
     *,
     namespace: str = "",
     deleted: Iterable[ObjectKey] = (),
-) -> list[Document]:
+) -> list[AnyDocument]:
     """``stored`` with ``given`` laid over it, as ``kubectl apply`` of ``given`` leaves a
     cluster: same kind, namespace and name replaces (a namespaced object that names no
     namespace is in ``namespace``), ``deleted`` keys removed; the kept ones first, in order."""
@@ -98,7 +112,7 @@ class CatalogView:
 
 
 def model_not_found(name: str) -> str:
-    """OME's text when its model lookup fails (SPEC §17)."""
+    """OME's text when its model lookup fails (rules §17)."""
     return f"No BaseModel or ClusterBaseModel with the name: {name}"
 
 
@@ -155,7 +169,7 @@ class SelectionRow:
     ranking: Ranking | None = field(default=None, compare=False)  # None: no model to rank
 
 
-def question_of(model: Model, isvc: InferenceService) -> tuple:
+def question_of(model: Model, isvc: InferenceService) -> Question:
     """What a ranking for this InferenceService depends on besides the model and the runtimes:
     InferenceServices that ask the same question share one ranking."""
     return (
@@ -181,10 +195,10 @@ def ranked_row(namespace: str, name: str, model: str, ranking: Ranking) -> Selec
 
 def _resolved(
     lookup: ModelLookup, isvc: InferenceService, namespace: str | None
-) -> SelectionRow | tuple[InferenceService, Model] | None:
+) -> SelectionRow | tuple[InferenceService, Model, str] | None:
     """An InferenceService's row when it needs no ranking (it names no model, or one that does
-    not exist), else itself (namespace defaulted, model named as found) and its model; None when
-    ``namespace`` filters it out."""
+    not exist), else itself (namespace defaulted, model named as found), its model and its
+    namespace; None when ``namespace`` filters it out."""
     isvc_namespace = isvc.namespace or DEFAULT_NAMESPACE
     if namespace is not None and isvc_namespace != namespace:
         return None
@@ -198,7 +212,7 @@ def _resolved(
         return SelectionRow(
             isvc_namespace, isvc.name, isvc.model_name, None, message, "ModelNotFound"
         )
-    return replace(isvc, namespace=isvc_namespace, model_name=model.name), model
+    return replace(isvc, namespace=isvc_namespace, model_name=model.name), model, isvc_namespace
 
 
 def planned_rankings(
@@ -206,7 +220,7 @@ def planned_rankings(
 ) -> int:
     """How many rankings ``selections`` (and, with ``unnamed``, ``unnamed_model_rows``) will
     compute: one per distinct question. Linear, and cheap next to one ranking, so that work
-    over a bound can be refused before it starts (SPEC §17 "Bounded work")."""
+    over a bound can be refused before it starts (rules §17 "Bounded work")."""
     lookup = ModelLookup(view.models)
     services = view.services
     questions = set()
@@ -222,7 +236,7 @@ def selections(view: CatalogView, *, namespace: str | None = None) -> list[Selec
     name. Rankings are computed once per distinct question, not once per InferenceService."""
     rows = []
     lookup = ModelLookup(view.models)
-    rankings: dict[tuple, Ranking] = {}
+    rankings: dict[Question, Ranking] = {}
     for isvc in checked(view.services):
         found = _resolved(lookup, isvc, namespace)
         if found is None:
@@ -230,7 +244,7 @@ def selections(view: CatalogView, *, namespace: str | None = None) -> list[Selec
         if isinstance(found, SelectionRow):
             rows.append(found)
             continue
-        isvc, model = found
+        isvc, model, isvc_namespace = found
         question = question_of(model, isvc)
         ranking = rankings.get(question)
         if ranking is None:
@@ -242,7 +256,7 @@ def selections(view: CatalogView, *, namespace: str | None = None) -> list[Selec
                 model_cache_provider=view.model_cache_provider,
             )
             ranking = rankings[question] = rank_runtimes(request)
-        rows.append(ranked_row(isvc.namespace, isvc.name, model.name, ranking))
+        rows.append(ranked_row(isvc_namespace, isvc.name, model.name, ranking))
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.name)))
     return rows
 
@@ -261,7 +275,7 @@ def _unnamed(lookup: ModelLookup, services: Iterable[InferenceService]) -> list[
 
 
 def unnamed_model_rows(view: CatalogView) -> list[SelectionRow]:
-    """SPEC §19: a row for every model that no InferenceService names, ranked as a request with
+    """rules §19: a row for every model that no InferenceService names, ranked as a request with
     the model alone ranks it (``name`` empty); by namespace (cluster models first) and name."""
     rows = []
     for model in _unnamed(ModelLookup(view.models), view.services):

@@ -1,9 +1,10 @@
-"""The checks of SPEC §3 on one runtime, its score (§4), size distance (§5.3) and its row of
+"""The checks of rules §3 on one runtime, its score (§4), size distance (§5.3) and its row of
 the explain table (§6), against one model and InferenceService."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from packaging.version import Version
 
@@ -19,12 +20,13 @@ from .entries import (
     entry_matches,
     entry_mismatch,
     entry_score,
+    model_format,
     model_label,
     row_weight,
 )
 from .sizes import parse_size
 
-# SPEC §14: before this OME version a one-bound modelSizeRange is unsupported.
+# rules §14: before this OME version a one-bound modelSizeRange is unsupported.
 ONE_BOUND_RANGES_SINCE = Version("1.3")
 
 REASON_DISABLED = "runtime is disabled"
@@ -36,7 +38,7 @@ REASON_NO_AUTOSELECT = (
 REASON_ZERO_SCORE = "auto-select score is 0"
 REASON_ONE_BOUND = "modelSizeRange sets only one bound; OME before v1.3 needs both min and max"
 
-# SPEC §3: the checks in order. A runtime that fails one of checks 1-5 is *excluded* (listed in
+# rules §3: the checks in order. A runtime that fails one of checks 1-5 is *excluded* (listed in
 # OME's no-runtime text); one skipped at check 6 or 7 is only counted.
 CHECK_DISABLED, CHECK_ACCELERATOR, CHECK_MODE, CHECK_FORMAT, CHECK_SIZE = 1, 2, 3, 4, 5
 CHECK_AUTOSELECT, CHECK_SCORE = 6, 7
@@ -44,7 +46,7 @@ CHECK_AUTOSELECT, CHECK_SCORE = 6, 7
 
 @dataclass(frozen=True, slots=True)
 class RuntimeRow:
-    """One row of the explain table (SPEC §6); ``failed_check`` is the §3 check a ``No`` row
+    """One row of the explain table (rules §6); ``failed_check`` is the §3 check a ``No`` row
     failed (the pre-1.3 one-bound check of §9 counts as check 5)."""
 
     runtime: Runtime
@@ -66,8 +68,16 @@ class RuntimeRow:
 
     @property
     def excluded(self) -> bool:
-        """SPEC §15: listed in OME's no-runtime text (failed one of checks 1-5)."""
+        """rules §15: listed in OME's no-runtime text (failed one of checks 1-5)."""
         return self.failed_check is not None and self.failed_check <= CHECK_SIZE
+
+
+def compatible_score(row: RuntimeRow) -> int:
+    """The score of a compatible (``Yes``) row: ``RuntimeChecks.row`` sets one on every such
+    row, and only on those."""
+    # cast: "compatible" is a fact about the value that the type RuntimeRow does not carry. The
+    # cast changes nothing at run time.
+    return cast(int, row.score)
 
 
 def before_one_bound_ranges(ome_version: str) -> bool:
@@ -84,7 +94,7 @@ def range_label(low: str | None, high: str | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Support:
-    """Checks 2-5 of SPEC §3 on one runtime: the first failure (reason and check number), and
+    """Checks 2-5 of rules §3 on one runtime: the first failure (reason and check number), and
     the first matching entry when there is one."""
 
     reason: str | None
@@ -107,7 +117,7 @@ class RuntimeChecks:
         self.one_bound_unsupported = before_one_bound_ranges(request.ome_version)
 
     def support(self, runtime: Runtime) -> Support:
-        """Checks 2–5 of SPEC §3 (with §9's pre-1.3 check)."""
+        """Checks 2–5 of rules §3 (with §9's pre-1.3 check)."""
         if not supports_accelerators(runtime, self.accelerators):
             return Support(REASON_ACCELERATOR, CHECK_ACCELERATOR, None)
         mode = deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode)
@@ -126,7 +136,7 @@ class RuntimeChecks:
         if self.size is not None and bounds is not None:
             if self.one_bound_unsupported and (bounds.min is None) != (bounds.max is None):
                 return Support(REASON_ONE_BOUND, CHECK_SIZE, first)
-            # A NaN size is neither below min nor above max (SPEC §9).
+            # A NaN size is neither below min nor above max (rules §9).
             low = None if bounds.min is None else parse_size(bounds.min)
             high = None if bounds.max is None else parse_size(bounds.max)
             if (low is not None and self.size < low) or (high is not None and self.size > high):
@@ -136,21 +146,22 @@ class RuntimeChecks:
         return Support(None, None, first)
 
     def score(self, runtime: Runtime) -> int:
-        """SPEC §4: best entry score over entries not opted out with autoSelect=false."""
+        """rules §4: best entry score over entries not opted out with autoSelect=false."""
         best = 0
         for entry in runtime.entries:
             if entry.auto_select is not False:
                 best = max(best, entry_score(self.model, entry, self.provider))
         return best
 
-    def distance(self, runtime: Runtime) -> float:
+    def distance(self, runtime: Runtime, size: float) -> float:
+        """rules §5, item 3: how far a model of ``size`` parameters is from the runtime's bounds."""
         bounds = runtime.size_range
         if bounds is None:
             return 0.0
         total = 0.0
         for bound in (bounds.min, bounds.max):
             if bound is not None:
-                total += abs(parse_size(bound) - self.size)
+                total += abs(parse_size(bound) - size)
         return total
 
     def row(self, runtime: Runtime) -> RuntimeRow:
@@ -163,19 +174,21 @@ class RuntimeChecks:
             return RuntimeRow(
                 runtime, False, reason=REASON_NO_AUTOSELECT, failed_check=CHECK_AUTOSELECT
             )
-        first = support.first
+        # cast: ``support`` names the first matching entry whenever it finds no reason to refuse
+        # (a runtime with no matching entry fails check 4); Support's type does not say so.
+        first = cast(Entry, support.first)
         score = self.score(runtime)
         if score <= 0:
             if first.auto_select is not True:
                 reason = (
-                    f"matching format {self.model.format.name} is not autoSelect-enabled (a "
+                    f"matching format {model_format(self.model).name} is not autoSelect-enabled (a "
                     "different supportedModelFormats entry on this runtime has autoSelect=true, "
                     "but not the one that matches this model)"
                 )
             else:
                 reason = REASON_ZERO_SCORE
             return RuntimeRow(runtime, False, reason=reason, failed_check=CHECK_SCORE)
-        distance = None if self.size is None else self.distance(runtime)
+        distance = None if self.size is None else self.distance(runtime, self.size)
         return RuntimeRow(
             runtime,
             True,

@@ -1,4 +1,4 @@
-"""InferenceService constraints: accelerator class (SPEC §10) and deployment mode (§11)."""
+"""InferenceService constraints: accelerator class (rules §10) and deployment mode (§11)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,13 @@ def supports_accelerators(runtime: Runtime, required: frozenset[str]) -> bool:
     if not required:
         return True
     offered = runtime.accelerator_classes
-    return bool(offered) and required.issubset(offered)
+    if not offered:  # absent or empty: offers none
+        return False
+    return required.issubset(offered)
 
 
 def valid_mode(value: str | None) -> str | None:
-    """A deployment mode, or ``None`` for missing, empty or invalid values (SPEC §11)."""
+    """A deployment mode, or ``None`` for missing, empty or invalid values (rules §11)."""
     return value if value in DEPLOYMENT_MODES else None
 
 
@@ -36,7 +38,7 @@ def requested_modes(isvc: InferenceService | None) -> tuple[str | None, str | No
     if isvc is None:
         return None, None
     fallback = valid_mode(isvc.deployment_mode)
-    # SPEC §11: spec.deploymentMode applies to the engine even without spec.engine.
+    # rules §11: spec.deploymentMode applies to the engine even without spec.engine.
     engine = valid_mode(isvc.engine_mode_annotation) or fallback
     decoder = None
     if isvc.has_decoder:

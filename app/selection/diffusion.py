@@ -1,10 +1,10 @@
-"""Diffusion pipeline matching (SPEC §12)."""
+"""Diffusion pipeline matching (rules §12)."""
 
 from __future__ import annotations
 
 from .documents import DiffusionPipeline, PipelineComponent
 
-# SPEC §12: the standard components, in the order they are checked.
+# rules §12: the standard components, in the order they are checked.
 STANDARD_COMPONENTS = ("scheduler", "textEncoder", "tokenizer", "transformer", "vae")
 
 
@@ -12,7 +12,7 @@ def _component_mismatch(
     name: str, model: PipelineComponent, required: PipelineComponent
 ) -> str | None:
     # Only the entry's non-empty library/type constrain; the model's absent
-    # values print as "" (SPEC §15 "Diffusion").
+    # values print as "" (rules §15 "Diffusion").
     if required.library and required.library != model.library:
         return f"{name} library mismatch (model={model.library or ''}, runtime={required.library})"
     if required.type and required.type != model.type:
@@ -44,7 +44,7 @@ def diffusion_mismatch(
     if required.additional:
         if not model.additional:
             return "diffusion pipeline missing required additional components"
-        # SPEC §15: additional component keys are checked in byte order.
+        # rules §15: additional component keys are checked in byte order.
         for key in sorted(required.additional, key=lambda k: k.encode("utf-8", "surrogatepass")):
             have = model.additional.get(key)
             if have is None:

@@ -1,7 +1,7 @@
-"""Normalised, immutable views of the documents selection reads (SPEC §1).
+"""Normalised, immutable views of the documents selection reads (rules §1).
 
 The schemas build these from request bodies; everything here already has the
-SPEC §1.2 defaults applied where a default exists, and keeps ``None`` for
+rules §1.2 defaults applied where a default exists, and keeps ``None`` for
 "absent" wherever absent and a default value behave differently.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 NAMESPACED = "Namespaced"
 CLUSTER = "Cluster"
-# SPEC §1: the OME version emulated when a request (or a cluster's settings) names none.
+# rules §1: the OME version emulated when a request (or a cluster's settings) names none.
 DEFAULT_OME_VERSION = "1.3"
 
 
@@ -27,7 +27,7 @@ class ModelRef:
 class EntryRef:
     """An entry's ``modelFormat`` / ``modelFramework``.
 
-    ``weight`` keeps the raw value (SPEC §1.2: 1 when absent): the score reads an
+    ``weight`` keeps the raw value (rules §1.2: 1 when absent): the score reads an
     explicit 0 as 10 or 5 (§4) while the explain ``WEIGHT`` column reads it as 0 (§6).
     ``operator`` stays ``None`` when absent: absent means ``Equal`` (§8).
     """
@@ -46,7 +46,7 @@ class PipelineComponent:
 
 @dataclass(frozen=True, slots=True)
 class DiffusionPipeline:
-    """SPEC §12. ``components`` holds only the standard components that are set;
+    """rules §12. ``components`` holds only the standard components that are set;
     ``additional`` is ``None`` when ``additionalComponents`` is absent."""
 
     class_name: str | None = None
@@ -54,7 +54,7 @@ class DiffusionPipeline:
     additional: dict[str, PipelineComponent] | None = None
 
 
-SHARDED = "Sharded"  # SPEC §1.1: the only ``distribution`` that the cache-provider rule reads
+SHARDED = "Sharded"  # rules §1.1: the only ``distribution`` that the cache-provider rule reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ class Model:
     parameter_size: str | None = None
     diffusion: DiffusionPipeline | None = None
     distribution: str | None = None
-    disabled: bool | None = None  # only admission reads it (SPEC §18)
+    disabled: bool | None = None  # only admission reads it (rules §18)
 
     @property
     def is_cluster(self) -> bool:
@@ -80,7 +80,7 @@ class Model:
 
     @property
     def is_ready(self) -> bool:
-        """SPEC §15: a model without ``modelFormat.name`` (absent or empty) cannot be matched."""
+        """rules §15: a model without ``modelFormat.name`` (absent or empty) cannot be matched."""
         return self.format is not None and self.format.name != ""
 
     @property
@@ -98,9 +98,9 @@ class Entry:
     architecture: str | None = None
     quantization: str | None = None
     diffusion: DiffusionPipeline | None = None
-    auto_select: bool | None = None  # absent != false (SPEC §3, §4)
+    auto_select: bool | None = None  # absent != false (rules §3, §4)
     priority: int | None = None  # 1 when absent, but §13 tells absent from 1
-    cache_providers: tuple[str, ...] | None = None  # modelCacheProviders (SPEC §3.1)
+    cache_providers: tuple[str, ...] | None = None  # modelCacheProviders (rules §3.1)
 
     @property
     def effective_priority(self) -> int:
@@ -118,7 +118,7 @@ class Runtime:
     kind: str  # ServingRuntime | ClusterServingRuntime
     name: str
     namespace: str | None
-    # None when absent: a child's explicit ``false`` overrides its parent's ``true`` (SPEC §7).
+    # None when absent: a child's explicit ``false`` overrides its parent's ``true`` (rules §7).
     disabled: bool | None = None
     entries: tuple[Entry, ...] = ()
     size_range: SizeRange | None = None
@@ -145,7 +145,7 @@ class Runtime:
 class InferenceService:
     name: str
     namespace: str | None = None
-    # SPEC §10: present key counts whatever its value; a null value reads as "".
+    # rules §10: present key counts whatever its value; a null value reads as "".
     accelerator_annotation: str | None = None
     accelerator_selector: str | None = None
     engine_accelerator: str | None = None
@@ -164,7 +164,7 @@ class InferenceService:
 
 @dataclass(frozen=True, slots=True)
 class OtherObject:
-    """An object of a kind selection does not read, found in a manifest stream (SPEC §15):
+    """An object of a kind selection does not read, found in a manifest stream (rules §15):
     skipped and listed under ``ignored``."""
 
     kind: str
@@ -175,7 +175,7 @@ class OtherObject:
 @dataclass(frozen=True, slots=True)
 class RepeatedObject:
     """A model or InferenceService that a stream holds more than once: the last one is used,
-    as ``kubectl apply -f`` would leave it (SPEC §2). Runtimes are counted by selection."""
+    as ``kubectl apply -f`` would leave it (rules §2). Runtimes are counted by selection."""
 
     kind: str
     name: str
@@ -191,6 +191,6 @@ class RankRequest:
     inference_service: InferenceService | None = None
     namespace: str | None = None  # the request's own ``namespace`` (empty = absent)
     ome_version: str = DEFAULT_OME_VERSION
-    model_cache_provider: str | None = None  # SPEC §2; None: none configured
+    model_cache_provider: str | None = None  # rules §2; None: none configured
     others: tuple[OtherObject, ...] = ()
     repeated: tuple[RepeatedObject, ...] = ()

@@ -1,22 +1,34 @@
-"""One ``supportedModelFormats`` entry against the model: match (SPEC §3.1),
+"""One ``supportedModelFormats`` entry against the model: match (rules §3.1),
 mismatch text (§3.2), entry score (§4) and the explain WEIGHT column (§6)."""
 
 from __future__ import annotations
+
+from typing import cast
 
 from .diffusion import diffusion_mismatch
 from .documents import Entry, EntryRef, Model, ModelRef
 from .gotext import go_quote
 from .versions import versions_match
 
-# SPEC §4: an explicit weight of 0 counts as 10 (format) and 5 (framework).
+# rules §4: an explicit weight of 0 counts as 10 (format) and 5 (framework).
 ZERO_FORMAT_WEIGHT = 10
 ZERO_FRAMEWORK_WEIGHT = 5
 
 
+def model_format(model: Model) -> ModelRef:
+    """The ``modelFormat`` of a model being ranked: the rules read a model's format only once
+    it is Ready (``rank_runtimes`` answers ``ModelNotReady`` before any runtime is checked,
+    rules §15), and a Ready model has one."""
+    # cast: "Ready" is a fact about the value that the type Model does not carry. The cast
+    # changes nothing at run time: a model without a format still fails where it is read.
+    return cast(ModelRef, model.format)
+
+
 def model_label(model: Model) -> str:
-    """SPEC §3.3, e.g. ``mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0.dev0``."""
-    parts = ["mt", model.format.name]
-    for value in (model.format.version, model.architecture, model.quantization):
+    """rules §3.3, e.g. ``mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0.dev0``."""
+    fmt = model_format(model)
+    parts = ["mt", fmt.name]
+    for value in (fmt.version, model.architecture, model.quantization):
         if value is not None:
             parts.append(value)
     if model.framework is not None:
@@ -27,27 +39,29 @@ def model_label(model: Model) -> str:
 
 
 def _versions_agree(model: ModelRef, entry: EntryRef) -> bool:
-    """SPEC §3.1: both set and matching, or both absent."""
+    """rules §3.1: both set and matching, or both absent."""
     if model.version is None or entry.version is None:
         return model.version is None and entry.version is None
     return versions_match(model.version, entry.version, entry.operator)
 
 
 def configured_provider(provider: str | None) -> str:
-    """SPEC §3.1: the configured model cache provider, trimmed; "" when none is configured."""
+    """rules §3.1: the configured model cache provider, trimmed; "" when none is configured."""
     return "" if provider is None else provider.strip()
 
 
 def supports_cache_provider(model: Model, entry: Entry, provider: str) -> bool:
-    """SPEC §3.1: only a sharded model needs its entry to list the configured provider
+    """rules §3.1: only a sharded model needs its entry to list the configured provider
     (``provider`` already trimmed; the entry's values are compared as written)."""
     if not model.is_sharded:
         return True
-    return provider != "" and bool(entry.cache_providers) and provider in entry.cache_providers
+    if provider == "" or not entry.cache_providers:
+        return False
+    return provider in entry.cache_providers
 
 
 def _cache_provider_mismatch(entry: Entry, provider: str) -> str:
-    """SPEC §3.2, first part: why a sharded model cannot load through this entry."""
+    """rules §3.2, first part: why a sharded model cannot load through this entry."""
     if provider == "":
         return "no model cache provider is configured for sharded model loading"
     if not entry.cache_providers:
@@ -61,12 +75,12 @@ def entry_matches(model: Model, entry: Entry, provider: str = "") -> bool:
         return False
     if entry.architecture != model.architecture or entry.quantization != model.quantization:
         return False
-    fmt = entry.format
-    if fmt is None or fmt.name != model.format.name or not _versions_agree(model.format, fmt):
+    fmt, model_fmt = entry.format, model_format(model)
+    if fmt is None or fmt.name != model_fmt.name or not _versions_agree(model_fmt, fmt):
         return False
     framework, wanted = model.framework, entry.framework
     if framework is None or wanted is None:
-        if framework is not wanted:
+        if framework is not None or wanted is not None:  # only one side sets a framework
             return False
     elif framework.name != wanted.name or not _versions_agree(framework, wanted):
         return False
@@ -96,7 +110,7 @@ def _version_mismatch(what: str, model: ModelRef, entry: EntryRef) -> str | None
 
 
 def entry_mismatch(model: Model, entry: Entry, provider: str = "") -> str:
-    """SPEC §3.2: why this entry does not match, parts joined with ``, ``."""
+    """rules §3.2: why this entry does not match, parts joined with ``, ``."""
     parts = []
     if not supports_cache_provider(model, entry, provider):
         parts.append(_cache_provider_mismatch(entry, provider))
@@ -111,12 +125,13 @@ def entry_mismatch(model: Model, entry: Entry, provider: str = "") -> str:
         if text:
             parts.append(text)
     if entry.format is not None:
-        if entry.format.name != model.format.name:
+        model_fmt = model_format(model)
+        if entry.format.name != model_fmt.name:
             parts.append(
-                f"format name mismatch (model={model.format.name}, runtime={entry.format.name})"
+                f"format name mismatch (model={model_fmt.name}, runtime={entry.format.name})"
             )
         else:
-            text = _version_mismatch("format", model.format, entry.format)
+            text = _version_mismatch("format", model_fmt, entry.format)
             if text:
                 parts.append(text)
     framework, wanted = model.framework, entry.framework
@@ -137,43 +152,44 @@ def entry_mismatch(model: Model, entry: Entry, provider: str = "") -> str:
 
 
 def _score_version_ok(model: ModelRef, entry: EntryRef) -> bool:
-    """SPEC §4: versions only matter when both sides set one (unlike §3.1)."""
+    """rules §4: versions only matter when both sides set one (unlike §3.1)."""
     if model.version is None or entry.version is None:
         return True
     return versions_match(model.version, entry.version, entry.operator)
 
 
 def entry_score(model: Model, entry: Entry, provider: str = "") -> int:
-    """SPEC §4 entry score; architecture, quantization, diffusion and size play no part."""
+    """rules §4 entry score; architecture, quantization, diffusion and size play no part."""
     if not supports_cache_provider(model, entry, provider):
-        return 0  # SPEC §4 step 0
+        return 0  # rules §4 step 0
     fmt = entry.format
-    format_ok = False
+    scored_format: EntryRef | None = None  # the entry's format, once it agrees with the model's
     if fmt is not None:
-        if fmt.name != model.format.name or not _score_version_ok(model.format, fmt):
+        model_fmt = model_format(model)
+        if fmt.name != model_fmt.name or not _score_version_ok(model_fmt, fmt):
             return 0
-        format_ok = True
+        scored_format = fmt
     framework, wanted = model.framework, entry.framework
-    framework_ok = False
+    scored_framework: EntryRef | None = None  # the entry's framework, once it agrees too
     if framework is not None and wanted is not None:
         if framework.name != wanted.name or not _score_version_ok(framework, wanted):
             return 0
-        framework_ok = True
+        scored_framework = wanted
     elif framework is not None or wanted is not None:
-        return 0  # SPEC §4 step 4: only one side sets a framework
-    if not format_ok and not framework_ok:
+        return 0  # rules §4 step 4: only one side sets a framework
+    if scored_format is None and scored_framework is None:
         return 0  # no modelFormat and no framework on either side: nothing scored
     priority = entry.effective_priority
     score = 0
-    if format_ok:
-        score += (fmt.weight or ZERO_FORMAT_WEIGHT) * priority
-    if framework_ok:
-        score += (wanted.weight or ZERO_FRAMEWORK_WEIGHT) * priority
+    if scored_format is not None:
+        score += (scored_format.weight or ZERO_FORMAT_WEIGHT) * priority
+    if scored_framework is not None:
+        score += (scored_framework.weight or ZERO_FRAMEWORK_WEIGHT) * priority
     return score
 
 
 def row_weight(entry: Entry) -> int:
-    """SPEC §6 WEIGHT column: raw weights, an explicit 0 (or a negative) adds 0."""
+    """rules §6 WEIGHT column: raw weights, an explicit 0 (or a negative) adds 0."""
     priority = entry.effective_priority
     weight = 0
     if entry.format is not None and entry.format.weight > 0:

@@ -1,15 +1,17 @@
-"""An InferenceService that names its runtime (SPEC §7): lookup by ``spec.runtime.kind``,
+"""An InferenceService that names its runtime (rules §7): lookup by ``spec.runtime.kind``,
 inheritance, ``disabled``, and OME's warning or refusal when the runtime does not declare
 support for the model."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from packaging.version import Version
 
 from .checks import CHECK_FORMAT, CHECK_SIZE, RuntimeChecks
 from .documents import InferenceService, Runtime
+from .entries import model_format
 from .gotext import go_quote
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
 from .results import Selection, SelectionError
@@ -17,9 +19,9 @@ from .results import Selection, SelectionError
 NOTE_EXPLICIT = "spec.runtime is explicit; automatic selection below is hypothetical."
 SERVING_RUNTIME = "ServingRuntime"
 CLUSTER_SERVING_RUNTIME = "ClusterServingRuntime"
-# SPEC §14: from this OME version spec.runtime.kind decides the lookup, and chains resolve.
+# rules §14: from this OME version spec.runtime.kind decides the lookup, and chains resolve.
 KIND_AND_INHERITANCE_SINCE = Version("1.3")
-# SPEC §7: the error OME wraps a failed check in names the model's format only for these.
+# rules §7: the error OME wraps a failed check in names the model's format only for these.
 _CHECKS_NAMING_THE_FORMAT = frozenset({CHECK_FORMAT, CHECK_SIZE})
 
 
@@ -36,7 +38,7 @@ def _refusal(code: str, message: str) -> ExplicitChoice:
 
 
 def lookup_order(kind: str | None, modern: bool) -> tuple[str, ...]:
-    """SPEC §7 step 1: the kinds to look the name up in, in order. Absent is the CRD default,
+    """rules §7 step 1: the kinds to look the name up in, in order. Absent is the CRD default,
     ``ClusterServingRuntime``; any other value (``""`` included) looks namespace scope first;
     before 1.3 ``kind`` is ignored."""
     if not modern:
@@ -59,9 +61,11 @@ def explicit_choice(
     candidates: list[Runtime],
     ome_version: str,
 ) -> ExplicitChoice:
-    """SPEC §7 for ``isvc.spec.runtime.name``; ``candidates`` are the target namespace's
+    """rules §7 for ``isvc.spec.runtime.name``; ``candidates`` are the target namespace's
     ServingRuntimes and every ClusterServingRuntime, one of each kind and name."""
-    name = isvc.runtime_name
+    # cast: called only for an InferenceService that names its runtime (``rank_runtimes``
+    # checks ``runtime_name is not None`` first); the type InferenceService does not carry it.
+    name = cast(str, isvc.runtime_name)
     model = checks.model
     modern = Version(ome_version) >= KIND_AND_INHERITANCE_SINCE
     order = lookup_order(isvc.runtime_kind, modern)
@@ -106,7 +110,7 @@ def explicit_choice(
     warnings: tuple[str, ...] = ()
     support = checks.support(effective)
     if support.reason is not None:
-        named = model.format.name if support.check in _CHECKS_NAMING_THE_FORMAT else ""
+        named = model_format(model).name if support.check in _CHECKS_NAMING_THE_FORMAT else ""
         error = f"runtime {name} does not support model {named}: {support.reason}"
         if model.is_sharded:
             # OME's webhook refuses a sharded model on a runtime that cannot load it.

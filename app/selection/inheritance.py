@@ -1,5 +1,5 @@
 """Runtime inheritance (``ome.io/inherit-from``) on the explicit path, OME 1.3 and later
-(SPEC §7 step 2, OME's *Runtime inheritance* page).
+(rules §7 step 2, OME's *Runtime inheritance* page).
 
 A chain is walked child first; each parent is found by name alone, a ServingRuntime's parents
 in its namespace first and then at cluster scope, a ClusterServingRuntime's at cluster scope.
@@ -34,7 +34,7 @@ def resolve_chain(
     start: Runtime, find_parent: Callable[[str], Runtime | None]
 ) -> list[Runtime] | InheritanceError:
     """The chain child first, or OME's error. ``find_parent`` looks a parent up by name with
-    the start runtime's rule (SPEC §7: that rule holds for every later parent)."""
+    the start runtime's rule (rules §7: that rule holds for every later parent)."""
     chain = [start]
     seen = {start.name}
     current = start

@@ -1,15 +1,17 @@
 """Rank the candidate runtimes for a model exactly as the OME controller does
-(SPEC §2–§7, §14) and explain each row in ``kubectl ome runtime explain`` words."""
+(rules §2–§7, §14) and explain each row in ``kubectl ome runtime explain`` words."""
 
 from __future__ import annotations
 
 import math
 from functools import cmp_to_key
+from typing import TypedDict
 
 from .advice import advise
 from .budget import checked
-from .checks import RuntimeChecks, RuntimeRow
+from .checks import RuntimeChecks, RuntimeRow, compatible_score
 from .documents import Model, OtherObject, RankRequest, RepeatedObject, Runtime
+from .entries import model_format
 from .explicit import NOTE_EXPLICIT, explicit_choice
 from .results import (
     IgnoredObject,
@@ -29,14 +31,14 @@ MODEL_NOT_READY = "invalid model specification: modelFormat.name: model format n
 
 
 def target_namespace(request: RankRequest) -> str:
-    """SPEC §2: request, then InferenceService, then BaseModel namespace, then ``default``."""
+    """rules §2: request, then InferenceService, then BaseModel namespace, then ``default``."""
     isvc = request.inference_service
     for candidate in (
         request.namespace,
         isvc.namespace if isvc else None,
         None if request.model.is_cluster else request.model.namespace,
     ):
-        if candidate:  # SPEC §15: an empty namespace counts as absent
+        if candidate:  # rules §15: an empty namespace counts as absent
             return candidate
     return DEFAULT_NAMESPACE
 
@@ -48,7 +50,7 @@ def is_candidate(runtime: Runtime, namespace: str) -> bool:
 def latest_runtimes(
     runtimes: tuple[Runtime, ...], namespace: str
 ) -> tuple[list[Runtime], list[RepeatedObject]]:
-    """SPEC §2: one runtime per kind, namespace and name, the last one in the request (as
+    """rules §2: one runtime per kind, namespace and name, the last one in the request (as
     ``kubectl apply -f`` of all of them leaves the cluster), and how often each repeated one
     appears. A ServingRuntime without a namespace lands in the target namespace. Only the
     candidates' repeats are reported: copies of a runtime that is not a candidate change
@@ -69,17 +71,19 @@ def latest_runtimes(
 
 
 def _compare_rows(first: RuntimeRow, second: RuntimeRow) -> int:
+    """rules §5 on two compatible rows."""
     if first.runtime.is_cluster != second.runtime.is_cluster:
         return 1 if first.runtime.is_cluster else -1
-    if first.score != second.score:
-        return -1 if first.score > second.score else 1
+    first_score, second_score = compatible_score(first), compatible_score(second)
+    if first_score != second_score:
+        return -1 if first_score > second_score else 1
     if first.distance is not None and second.distance is not None:
         return distance_order(first.distance, second.distance)
     return 0
 
 
 def order_rows(rows: list[RuntimeRow]) -> list[RuntimeRow]:
-    """SPEC §5 and §15 "Ties": name order first, then a stable sort on the §5
+    """rules §5 and §15 "Ties": name order first, then a stable sort on the §5
     comparison (it is not transitive, so the pre-sort keeps chains deterministic)."""
     by_name = sorted(rows, key=name_scope_key)
     compatible = [row for row in by_name if row.compatible]
@@ -90,9 +94,9 @@ def order_rows(rows: list[RuntimeRow]) -> list[RuntimeRow]:
 
 
 def no_runtime_message(model: Model, namespace: str, ranking_rows: tuple[RuntimeRow, ...]) -> str:
-    """SPEC §15, OME's no-runtime text: the model named by its format, every candidate counted,
+    """rules §15, OME's no-runtime text: the model named by its format, every candidate counted,
     only the excluded ones (checks 1-5) listed; no final period, ``runtimes`` never singular."""
-    fmt = model.format.name
+    fmt = model_format(model).name
     text = f"no runtime found to support model {fmt} with format {fmt} in namespace {namespace}"
     if ranking_rows:
         namespaced = sum(1 for row in ranking_rows if not row.runtime.is_cluster)
@@ -114,6 +118,15 @@ def _other_ignored(other: OtherObject) -> IgnoredObject:
         None,
         f"{other.kind} is not read by runtime selection",
     )
+
+
+class _Common(TypedDict):
+    """The fields of a ``Ranking`` that every answer of one request shares."""
+
+    model: Model
+    namespace: str
+    ome_version: str
+    ignored: tuple[IgnoredObject, ...]
 
 
 def _ignored_order(item: IgnoredObject) -> tuple[bytes, bytes, bytes]:
@@ -139,7 +152,7 @@ def rank_runtimes(request: RankRequest) -> Ranking:
                 IgnoredObject(runtime.kind, runtime.name, runtime.namespace, runtime.scope, reason)
             )
     ignored.sort(key=_ignored_order)
-    common = {
+    common: _Common = {
         "model": model,
         "namespace": namespace,
         "ome_version": request.ome_version,
@@ -147,7 +160,7 @@ def rank_runtimes(request: RankRequest) -> Ranking:
     }
     warnings = repeat_warnings([*request.repeated, *repeated])
     if not model.is_ready:
-        # SPEC §15: OME refuses the model before it looks at any runtime.
+        # rules §15: OME refuses the model before it looks at any runtime.
         return Ranking(
             selected=None,
             message=MODEL_NOT_READY,
@@ -178,7 +191,7 @@ def rank_runtimes(request: RankRequest) -> Ranking:
         warnings = [*choice.warnings, *warnings]
     elif rows and rows[0].compatible:
         top = rows[0]
-        selected = Selection(top.name, top.scope, top.score, False)
+        selected = Selection(top.name, top.scope, compatible_score(top), False)
         message = f"Runtime {top.name} will be auto-selected for model {model.name}"
     else:
         selected = None

@@ -1,16 +1,20 @@
-"""What a ranking answers (SPEC §6, §15): rows, the selection or OME's error, what was ignored."""
+"""What a ranking answers (rules §6, §15): rows, the selection or OME's error, what was ignored."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from .checks import RuntimeRow
 from .documents import Model, Runtime
 
+if TYPE_CHECKING:  # advice imports this module
+    from .advice import RowAdvice
+
 
 @dataclass(frozen=True, slots=True)
 class IgnoredObject:
-    """Something in the request that is not a candidate (SPEC §2, §15): a ServingRuntime of
+    """Something in the request that is not a candidate (rules §2, §15): a ServingRuntime of
     another namespace, or an object of a kind selection does not read (``scope`` None)."""
 
     kind: str
@@ -30,7 +34,7 @@ class Selection:
 
 @dataclass(frozen=True, slots=True)
 class SelectionError:
-    """An answer OME gives as an error (SPEC §7, §15): ``RuntimeNotFound``,
+    """An answer OME gives as an error (rules §7, §15): ``RuntimeNotFound``,
     ``RuntimeDisabled``, ``RuntimeInheritanceError``, ``RuntimeIncompatible`` or
     ``ModelNotReady``; ``message`` is OME's text."""
 
@@ -50,10 +54,10 @@ class Ranking:
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
     error: SelectionError | None = None
-    advice: tuple = ()  # SPEC §19: one app.selection.advice.RowAdvice per row
+    advice: tuple[RowAdvice, ...] = ()  # rules §19: one per row
 
     def excluded(self) -> list[tuple[str, str]]:
-        """SPEC §15: (name, reason) of the runtimes OME's no-runtime text lists."""
+        """rules §15: (name, reason) of the runtimes OME's no-runtime text lists."""
         return self.excluded_of(self.rows)
 
     @staticmethod
@@ -63,14 +67,15 @@ class Ranking:
         reasons: dict[bytes, tuple[str, str]] = {}
         for row in sorted(rows, key=name_scope_key):
             if row.excluded:  # a ClusterServingRuntime sorts after its namesake: it wins
-                reasons[name_key(row.runtime)] = (row.name, row.reason)
+                # cast: a row that failed a check has that check's reason (RuntimeChecks.row)
+                reasons[name_key(row.runtime)] = (row.name, cast(str, row.reason))
         return list(reasons.values())
 
 
 def distance_order(a: float, b: float) -> int:
-    """SPEC §5.3: the controller truncates the difference to an integer, so distances less than
-    1 apart tie. A NaN difference (NaN or inf - inf) truncates to no order either: such rows tie
-    and keep name order."""
+    """rules §5, item 3: the controller truncates the difference to an integer, so distances
+    less than 1 apart tie. A NaN difference (NaN or inf - inf) truncates to no order either: such
+    rows tie and keep name order."""
     difference = a - b
     if difference <= -1:
         return -1
@@ -80,7 +85,7 @@ def distance_order(a: float, b: float) -> int:
 
 
 def name_key(runtime: Runtime) -> bytes:
-    # SPEC §15 "Byte order": names compare by their UTF-8 bytes.
+    # rules §15 "Byte order": names compare by their UTF-8 bytes.
     return runtime.name.encode("utf-8", "surrogatepass")
 
 

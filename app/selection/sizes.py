@@ -1,4 +1,4 @@
-"""Model-size strings read as OME reads them (SPEC §9).
+"""Model-size strings read as OME reads them (rules §9).
 
 OME turns a size such as ``"7B"`` into a float64 number of parameters with
 Go's ``strconv.ParseFloat`` and silently uses 0 when that fails. The ranking
@@ -23,7 +23,7 @@ import re
 _SIMPLE_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
 _PLAIN_SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?)([TBM]?)")
 
-# SPEC §9: only the last character, checked T, then B, then M; case-sensitive.
+# rules §9: only the last character, checked T, then B, then M; case-sensitive.
 _MULTIPLIERS = {"T": 1e12, "B": 1e9, "M": 1e6}
 
 _DEC_DIGITS = frozenset("0123456789")
@@ -140,7 +140,7 @@ def _underscore_ok(text: str) -> bool:
 
 
 def parse_size(text: str) -> float:
-    """Number of parameters OME reads from a size string (SPEC §9). Never raises.
+    """Number of parameters OME reads from a size string (rules §9). Never raises.
 
     Unreadable numbers give 0.0 silently, as in OME. The product is one IEEE
     multiplication, as Go's `v * m`, because the ranking compares these floats:
@@ -157,10 +157,10 @@ def parse_size(text: str) -> float:
         multiplier, number = 1.0, text
     else:
         number = text[:-1]
-    value = parse_go_float(number)
-    if value is None:
+    parsed = parse_go_float(number)
+    if parsed is None:
         return 0.0
-    return value * multiplier
+    return parsed * multiplier
 
 
 def is_plain_size(text: str) -> bool:

@@ -1,4 +1,4 @@
-"""Version parsing, comparison and matching as OME does it (SPEC §8).
+"""Version parsing, comparison and matching as OME does it (rules §8).
 
 This is not semver: precision and a ``v`` prefix matter to the ordering
 operators, pre-release/build/dev lists compare byte-wise with a shorter prefix
@@ -18,6 +18,9 @@ GREATER_THAN = "GreaterThan"
 GREATER_THAN_OR_EQUAL = "GreaterThanOrEqual"
 KNOWN_OPERATORS = (EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL)
 
+# (major, minor, patch, pre-release, build, dev): what two versions compare by (rules §8).
+SortKey = tuple[int, int, int, tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]]
+
 
 @dataclass(frozen=True, slots=True)
 class Version:
@@ -34,8 +37,8 @@ class Version:
     def is_plain(self) -> bool:
         return not (self.pre or self.build or self.dev)
 
-    def sort_key(self) -> tuple:
-        # SPEC §8: numbers, then pre-release, build, dev lists element by element
+    def sort_key(self) -> SortKey:
+        # rules §8: numbers, then pre-release, build, dev lists element by element
         # in byte order; a list that is a prefix of the other is smaller, which is
         # exactly Python's tuple ordering over bytes.
         return (self.major, self.minor, self.patch, self.pre, self.build, self.dev)
@@ -76,7 +79,7 @@ def parse_version(text: str) -> Version | None:
     build: tuple[bytes, ...] = ()
     pre: tuple[bytes, ...] = ()
     dev: tuple[bytes, ...] = ()
-    # SPEC §8 step 3: '+' first, then '-' from what is left, then '.'.
+    # rules §8 step 3: '+' first, then '-' from what is left, then '.'.
     for separator in ("+", "-", "."):
         head, found, tail = rest.partition(separator)
         if not found:
@@ -100,7 +103,7 @@ def parse_version(text: str) -> Version | None:
 def versions_match(model_version: str, entry_version: str, operator: str | None) -> bool:
     """Whether an entry's version (with its operator) accepts the model's version.
 
-    SPEC §8: the entry's version is the left operand, so ``GreaterThan 4.46``
+    rules §8: the entry's version is the left operand, so ``GreaterThan 4.46``
     accepts models *below* 4.46 — OME's behaviour, kept on purpose.
     """
     model = parse_version(model_version)

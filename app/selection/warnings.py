@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from .documents import Model, RepeatedObject, Runtime
 from .sizes import is_plain_size, parse_size
+
+if TYPE_CHECKING:
+    from .checks import RuntimeRow
 
 _KIND_ORDER = {
     "BaseModel": 0,
@@ -32,7 +36,7 @@ def format_parameters(value: float) -> str:
 
 
 def _size_warning(kind: str, name: str, field: str, raw: str) -> str | None:
-    """SPEC §9: sizes that are not plain decimals, or that read as 0, get a warning."""
+    """rules §9: sizes that are not plain decimals, or that read as 0, get a warning."""
     value = parse_size(raw)
     if is_plain_size(raw) and value != 0:
         return None
@@ -61,7 +65,7 @@ def size_warnings(model: Model, runtimes: list[Runtime]) -> list[str]:
 
 
 def repeat_warnings(repeated: list[RepeatedObject]) -> list[str]:
-    """SPEC §2: one warning per object the request holds more than once, in kind order (models,
+    """rules §2: one warning per object the request holds more than once, in kind order (models,
     InferenceServices, ServingRuntimes, ClusterServingRuntimes), then by name."""
     ordered = sorted(
         repeated,
@@ -73,8 +77,8 @@ def repeat_warnings(repeated: list[RepeatedObject]) -> list[str]:
     ]
 
 
-def unused_size_range_warning(model: Model, rows: tuple) -> str | None:
-    """SPEC §15: a model without a size leaves the ranges of the qualifying runtimes unused."""
+def unused_size_range_warning(model: Model, rows: tuple[RuntimeRow, ...]) -> str | None:
+    """rules §15: a model without a size leaves the ranges of the qualifying runtimes unused."""
     if model.parameter_size is not None:
         return None
     count = sum(1 for row in rows if row.compatible and row.runtime.size_range is not None)

@@ -11,6 +11,7 @@ gunicorn's parser rejects it from the bytes already there, without waiting for m
 from __future__ import annotations
 
 from enum import Enum
+from typing import cast
 
 _HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
 # A chunk-size line (size and extensions) and a trailer section longer than these are refused by
@@ -115,12 +116,15 @@ class RequestBuffer:
         if end < 0:
             return None
         self._head_end = end + 4
-        return self._framing()
+        return self._framing(self._head_end)
 
-    def _framing(self) -> Readiness | None:
-        """Read the body's framing from the head; a readiness when that decides it at once."""
-        lengths, codings, expect = [], [], False
-        head = bytes(self.data[: self._head_end]).removeprefix(b"\r\n")
+    def _framing(self, head_end: int) -> Readiness | None:
+        """Read the body's framing from the head (``head_end``: the offset of the body just
+        found); a readiness when that decides it at once."""
+        lengths: list[bytes] = []
+        codings: list[bytes] = []
+        expect = False
+        head = bytes(self.data[:head_end]).removeprefix(b"\r\n")
         for line in head.split(b"\r\n")[1:]:
             name, _, value = line.partition(b":")
             name, value = name.strip().lower(), value.strip()
@@ -137,17 +141,17 @@ class RequestBuffer:
                 return Readiness.WHOLE  # refused by the parser
             if expect:
                 return Readiness.PARTIAL  # the client waits for "100 Continue" before the body
-            self._chunk_at = self._head_end
+            self._chunk_at = head_end
             return None
         if not lengths:
-            self._need = self._head_end
+            self._need = head_end
             return None
         if len(lengths) > 1 or not lengths[0].isdigit():
             return Readiness.WHOLE  # refused by the parser
         length = int(lengths[0])
         if length > self.max_body_bytes:
             return Readiness.WHOLE  # answered 413 unread
-        self._need = self._head_end + length
+        self._need = head_end + length
         if expect and length:
             return Readiness.PARTIAL
         return None
@@ -157,7 +161,8 @@ class RequestBuffer:
         parser will refuse), None while more is needed."""
         data = self.data
         while not self._in_trailers:
-            at = self._chunk_at
+            # Set by _framing (chunked) before the first walk, and by every walk after.
+            at = cast(int, self._chunk_at)
             line_end = self._search(b"\r\n", at, _CHUNK_LINE_LIMIT)
             if line_end < 0:
                 return Readiness.WHOLE if len(data) - at >= _CHUNK_LINE_LIMIT else None
@@ -175,7 +180,7 @@ class RequestBuffer:
             if data[chunk_end : chunk_end + 2] != b"\r\n":
                 return Readiness.WHOLE  # refused by the parser
             self._chunk_at, self._scanned = chunk_end + 2, 0
-        at = self._chunk_at
+        at = cast(int, self._chunk_at)  # as above
         if len(data) < at + 2:
             return None
         if data[at : at + 2] == b"\r\n":

@@ -13,7 +13,9 @@ import selectors
 import socket
 import time
 from collections import deque
+from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gunicorn.http.message import MAX_REQUEST_LINE
 
@@ -22,6 +24,9 @@ from app.errors import DeadlineExceeded, RequestTimeout
 from .answers import error_response
 from .buffer import Readiness, RequestBuffer
 from .connection import ClientSocket, Connection
+
+if TYPE_CHECKING:
+    from config.settings import ServerSettings
 
 # A request (head and body) up to this size is read whole before a thread takes it.
 REQUEST_BUFFER_BYTES = 256 * 1024
@@ -38,7 +43,38 @@ LINGER_SECONDS = 2.0
 LINGER_BODY_LIMITS = 4
 
 
-class ConnectionReading:
+class WorkerLog(Protocol):
+    """gunicorn's logger (``gunicorn.glogging.Logger``), as far as the worker uses it."""
+
+    def debug(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def info(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def warning(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def error(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def exception(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+
+
+class ReadingWorker(Protocol):
+    """What ``ConnectionReading`` uses of the worker class it is mixed into: gunicorn's
+    ``ThreadWorker`` (``cfg``, ``log``, ``poller``, the connection count) and ``RankerWorker``
+    (``settings``, ``_dispatch``)."""
+
+    cfg: Any  # gunicorn's Config, which has no type information
+    log: WorkerLog
+    poller: selectors.BaseSelector  # set in gunicorn's init_process, before any reading
+    nr_conns: int
+    worker_connections: int
+    settings: ServerSettings
+
+    def _dispatch(self, conn: Connection) -> None: ...
+
+
+if TYPE_CHECKING:
+    _Worker = ReadingWorker
+else:
+    _Worker = object  # at run time the mixin is a plain class, as it always was
+
+
+class ConnectionReading(_Worker):
     """Accept, read requests whole, time out slow clients, linger; ``_dispatch`` is the
     worker's."""
 
@@ -48,7 +84,7 @@ class ConnectionReading:
         self.waiting_for_thread: deque[Connection] = deque()
         self.buffered_bytes = 0
 
-    def accept(self, listener) -> None:
+    def accept(self, listener: socket.socket) -> None:
         for _ in range(ACCEPTS_PER_EVENT):
             try:
                 sock, client = listener.accept()
@@ -186,7 +222,7 @@ class ConnectionReading:
         )
         self._linger(conn, quick=True)
 
-    def _register(self, conn: Connection, callback) -> None:
+    def _register(self, conn: Connection, callback: Callable[[Connection, Any], None]) -> None:
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(callback, conn))
         conn.registered = True
 

@@ -40,6 +40,7 @@ import os
 import selectors
 import socket
 import time
+from typing import TYPE_CHECKING, cast
 
 from gunicorn import http
 from gunicorn.http.body import ChunkedReader, LengthReader
@@ -53,12 +54,19 @@ from .buffer import Readiness
 from .connection import Connection
 from .reading import ConnectionReading, peer_of
 
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+
 SCAN_SECONDS = 0.25  # how often timers are checked
 _QUIET_ERRNOS = frozenset({errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.EBADF})
 
 
 class RankerWorker(ConnectionReading, ThreadWorker):
     """gunicorn's ``gthread`` worker, reading requests whole first (see the module docstring)."""
+
+    # Set by gunicorn's Worker, which has no type information.
+    alive: bool
+    wsgi: WSGIApplication
 
     def init_process(self) -> None:
         # Before super(), which ends by running the loop.
@@ -224,11 +232,13 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         limit = self.settings.request_deadline + DEADLINE_MARGIN_SECONDS
         stuck = 0
         for conn in self.in_flight:
-            if now - conn.dispatched_at > limit:
+            # Set by _dispatch before it adds the connection to in_flight.
+            dispatched_at = cast(float, conn.dispatched_at)
+            if now - dispatched_at > limit:
                 stuck += 1
                 if not conn.overdue:
                     conn.overdue = True
-                    self._answer_overdue(conn, now - conn.dispatched_at)
+                    self._answer_overdue(conn, now - dispatched_at)
         if stuck >= self.cfg.threads and self.alive:
             self.log.error("all %d threads are stuck past the deadline; retiring", stuck)
             self.alive = False

@@ -308,7 +308,7 @@ function NoClusters({ open, again }) {
     return html`<p class="empty" id="no-clusters">No cluster that this token may read.</p>`;
   }
   const server = window.location.origin;
-  const example = "tests/fixtures/kubectl_get_seed_cluster.yaml";
+  const example = "examples/cluster.yaml";
   const curl = [
     `curl -X PUT ${server}/v1/clusters/demo`,
     "curl -X PUT -H 'Content-Type: application/yaml' \\",
