@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: run test bench lint format
+.PHONY: run test test-fast check bench format
 
 # Two stamps, so that running the service installs only what it runs (requirements.txt, about a
 # sixth of the size of the developer tools); the tests, benchmarks and formatter add
@@ -28,10 +28,22 @@ run: $(BIN)/.installed-run
 	OME_RANKER_AUTH=$${OME_RANKER_AUTH:-$$(if [ -n "$$OME_RANKER_TOKENS_FILE" ]; then echo token; else echo none; fi)} \
 		$(BIN)/gunicorn --config config/gunicorn.conf.py 'app:create_app()'
 
-test: $(BIN)/.installed-dev
+# Style, types (mypy, strict on app/selection) and the import contracts (lint-imports): the
+# configuration of each is in pyproject.toml.
+check: $(BIN)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
+
+# Everything: CI runs this.
+test: check
 	$(BIN)/pytest --cov --cov-report=term:skip-covered
+
+# A developer's loop: the suite without the slow groups (browser, gunicorn, hostile, Redis
+# Cluster, kubectl; see the markers in pyproject.toml).
+test-fast: $(BIN)/.installed-dev
+	$(BIN)/pytest -m "not slow" -n auto
 
 bench: $(BIN)/.installed-dev
 	$(BIN)/python -m bench

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -22,10 +24,41 @@ from flask import Flask
 from app import create_app
 from app.cache import get_ranking_cache
 from config.settings import TestConfig
+from tests.servers import HungServer, RedisServer, Service, free_port, require_redis_server
 
 REDIS_TEST_DB = 13
+TESTS = Path(__file__).resolve().parent
+# The slow groups (pyproject.toml declares the markers): by directory, by the fixtures that start
+# real servers, and by the parameters that pick a Redis Cluster.
+GROUP_OF_DIRECTORY = {
+    "web": "browser",
+    "hostile": "hostile",
+    "deploy": "kubectl",
+    "contract": "contract",
+}
+GROUP_OF_FIXTURE = {
+    "start_service": "gunicorn",
+    "service": "gunicorn",
+    "redis_cluster": "redis_cluster",
+}
+SLOW_GROUPS = ("browser", "gunicorn", "hostile", "redis_cluster", "kubectl", "contract")
 RUN_PREFIX = f"ome-ranker-test:{uuid.uuid4().hex[:12]}:"
 _test_numbers = itertools.count()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        groups = {GROUP_OF_DIRECTORY.get(Path(item.path).relative_to(TESTS).parts[0])}
+        groups |= {GROUP_OF_FIXTURE.get(name) for name in getattr(item, "fixturenames", ())}
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "redis-cluster" in callspec.params.values():
+            groups.add("redis_cluster")
+        groups |= {group for group in SLOW_GROUPS if item.get_closest_marker(group)}
+        groups.discard(None)
+        for group in groups:
+            item.add_marker(group)
+        if groups:
+            item.add_marker("slow")
 
 
 def url_of_test_database(url: str) -> str:
@@ -86,23 +119,42 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
     client.close()
 
 
-@pytest.fixture
-def make_app() -> Iterator[Callable[..., Flask]]:
-    """Build apps from ``TestConfig`` with some settings changed; their caches are closed
-    afterwards (a Redis client left open would be a ResourceWarning)."""
+def _app_factory(directory: Path) -> tuple[Callable[..., Flask], Callable[[], None]]:
+    """Build apps from ``TestConfig`` with some settings changed, each with a SQLite catalog file
+    of its own under ``directory`` (unless the settings name one); and the function that closes
+    their caches (a Redis client left open would be a ResourceWarning)."""
     apps: list[Flask] = []
 
     def build(**settings: Any) -> Flask:
         config = TestConfig()
+        config.STORE_PATH = str(directory / f"catalog-{len(apps)}.sqlite3")
         for name, value in settings.items():
             setattr(config, name, value)
         app = create_app(config)
         apps.append(app)
         return app
 
+    def close() -> None:
+        for app in apps:
+            get_ranking_cache(app).close()
+
+    return build, close
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> Iterator[Callable[..., Flask]]:
+    """``make_app(**settings)``: an app of ``TestConfig`` with those settings changed."""
+    build, close = _app_factory(tmp_path)
     yield build
-    for app in apps:
-        get_ranking_cache(app).close()
+    close()
+
+
+@pytest.fixture(scope="session")
+def fuzz_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One app's client for the property tests, whose examples all run inside one test."""
+    build, close = _app_factory(tmp_path_factory.mktemp("fuzz"))
+    yield build().test_client()
+    close()
 
 
 @pytest.fixture
@@ -121,3 +173,80 @@ def redis_app(make_app: Callable[..., Flask], redis_url: str, redis_prefix: str)
     """An app caching in the tests' Redis database under this test's prefix; every read goes to
     Redis (no decoded answers kept in front of it), since that is what these tests watch."""
     return make_app(REDIS_URL=redis_url, CACHE_PREFIX=redis_prefix, CACHE_HOT_BYTES=0)
+
+
+# --- real servers a test may break (tests/servers.py) -------------------------------------------
+
+SLOT_RANGES = ((0, 5460), (5461, 10922), (10923, 16383))
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[Callable[..., RedisServer]]:
+    """Start redis-server processes of this test's own; all are killed afterwards."""
+    require_redis_server()
+    servers: list[RedisServer] = []
+
+    def start(*options: str) -> RedisServer:
+        directory = tmp_path / f"redis-{len(servers)}"
+        directory.mkdir()
+        server = RedisServer(directory, *options)
+        servers.append(server)
+        return server.start()
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def hung_server() -> Iterator[HungServer]:
+    server = HungServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def redis_cluster(redis_server: Callable[..., RedisServer]) -> list[RedisServer]:
+    """Three masters sharing the 16384 slots; returns their servers."""
+    nodes = [
+        redis_server(
+            *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+            *("--cluster-port", str(free_port()), "--cluster-node-timeout", "5000"),
+        )
+        for _ in SLOT_RANGES
+    ]
+    clients = [node.client() for node in nodes]
+    try:
+        for client, (first, last) in zip(clients, SLOT_RANGES, strict=True):
+            client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
+        for node in nodes[1:]:
+            bus_port = node.options[node.options.index("--cluster-port") + 1]
+            clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", node.port, bus_port)
+        deadline = time.monotonic() + 20
+        while not all(
+            client.cluster("info")["cluster_state"] == "ok"
+            and len(client.cluster("nodes")) == len(nodes)
+            for client in clients
+        ):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the test cluster did not form")
+            time.sleep(0.05)
+    finally:
+        for client in clients:
+            client.close()
+    return nodes
+
+
+@pytest.fixture
+def start_service(tmp_path: Path) -> Iterator[Callable[..., Service]]:
+    """Start real gunicorn servers of this test's own, with settings changed; stopped afterwards."""
+    servers: list[Service] = []
+
+    def start(**environment: str) -> Service:
+        server = Service(tmp_path, **environment)
+        servers.append(server)
+        return server.start()
+
+    yield start
+    for server in servers:
+        server.stop()

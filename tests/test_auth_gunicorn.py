@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.builders import token_file
-from tests.hostile.service import Service
+from tests.servers import Service
+
+pytestmark = pytest.mark.gunicorn  # a real server per module or test
 
 TIMEOUT = 30  # seconds any one change may take to show; far more than the 5 s promised
 

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import logging.config
 import os
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -171,52 +167,23 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return response.read()
-
-
-def test_two_real_workers_add_up_in_metrics(tmp_path):
+def test_two_real_workers_add_up_in_metrics(start_service, tmp_path):
     """gunicorn with the shipped config and two workers: /metrics counts every request,
     whichever worker answered it."""
-    port = free_port()
     metrics_dir = tmp_path / "metrics"
-    env = {
-        **os.environ,
-        "OME_RANKER_BIND": f"127.0.0.1:{port}",
-        "OME_RANKER_WORKERS": "2",
-        VARIABLE: str(metrics_dir),
-    }
-    env.pop("REDIS_URL", None)
-    command = [sys.executable, "-m", "gunicorn", "--config", str(CONF), "app:create_app()"]
-    server = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                get(base + "/healthz")
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.1)
-        for _ in range(20):
-            get(base + "/readyz")
-        text = get(base + "/metrics").decode()
-    finally:
-        server.send_signal(signal.SIGTERM)
-        _, errors = server.communicate(timeout=30)
+    server = start_service(OME_RANKER_WORKERS="2", **{VARIABLE: str(metrics_dir)})
+    for _ in range(20):
+        assert server.request("GET", "/readyz")[0] == 200
+    status, _, body = server.request("GET", "/metrics")
+    assert status == 200
+    assert server.stop() == 0
     readyz = 'ome_ranker_http_requests_total{endpoint="/readyz",method="GET",status="200"}'
-    (line,) = [line for line in text.splitlines() if line.startswith(readyz)]
+    (line,) = [line for line in body.decode().splitlines() if line.startswith(readyz)]
     assert float(line.split()[-1]) == 20
     workers = {path.name.rsplit("_", 1)[1] for path in metrics_dir.glob("counter_*.db")}
     assert len(workers) == 2
-    lines = [json.loads(line) for line in errors.splitlines() if line.startswith("{")]
-    assert any(line["msg"].startswith("Booting worker") for line in lines)  # gunicorn's, as JSON
-    assert server.returncode == 0
+    # gunicorn's own lines, as JSON
+    assert any(line["msg"].startswith("Booting worker") for line in server.log_lines())
 
 
 def test_the_logger_builds_no_access_lines(capsys):

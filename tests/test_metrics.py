@@ -69,11 +69,15 @@ def test_a_directory_set_after_prometheus_client_was_imported_stops_start_up(mon
 
 WORKER = textwrap.dedent(
     """
+    import os
     import sys
     from app import create_app
     from config.settings import TestConfig
 
-    client = create_app(TestConfig()).test_client()
+    config = TestConfig()
+    # A catalog file in the test's directory (the collector reads only its *.db files).
+    config.STORE_PATH = os.path.join(os.environ["PROMETHEUS_MULTIPROC_DIR"], "catalog.sqlite3")
+    client = create_app(config).test_client()
     for _ in range(int(sys.argv[1])):
         assert client.get("/healthz").status_code == 200
     if len(sys.argv) > 2:

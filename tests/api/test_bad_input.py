@@ -10,8 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import EnvironBuilder
 
-from app import create_app
-from config.settings import TestConfig
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 YAML = {"Content-Type": "application/yaml"}
@@ -43,8 +41,8 @@ def error_of(response, status, code):
         (b'{"model": {}, "runtimes": [], "omeVersion": 1.3}', "'omeVersion'"),
     ],
 )
-def test_malformed_json(api, raw, fragment):
-    response = api.post("/v1/rank", data=raw, headers={"Content-Type": "application/json"})
+def test_malformed_json(client, raw, fragment):
+    response = client.post("/v1/rank", data=raw, headers={"Content-Type": "application/json"})
     assert fragment in error_of(response, 400, "MalformedRequest")["message"]
 
 
@@ -81,22 +79,22 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
         ),
     ],
 )
-def test_malformed_yaml(api, raw, fragment):
-    response = api.post("/v1/rank", data=raw, headers=YAML)
+def test_malformed_yaml(client, raw, fragment):
+    response = client.post("/v1/rank", data=raw, headers=YAML)
     assert fragment in error_of(response, 400, "MalformedRequest")["message"]
 
 
-def test_worker_survives_a_hostile_body_and_answers_the_next_request(api):
-    error_of(api.post("/v1/rank", data=BILLION_LAUGHS, headers=YAML), 400, "MalformedRequest")
-    assert api.post("/v1/rank", json=rank_body()).status_code == 200
+def test_worker_survives_a_hostile_body_and_answers_the_next_request(client):
+    error_of(client.post("/v1/rank", data=BILLION_LAUGHS, headers=YAML), 400, "MalformedRequest")
+    assert client.post("/v1/rank", json=rank_body()).status_code == 200
 
 
-def invalid(api, body, **query):
-    response = api.post("/v1/rank", json=body, query_string=query)
+def invalid(client, body, **query):
+    response = client.post("/v1/rank", json=body, query_string=query)
     return error_of(response, 422, "InvalidDocument")["fields"]
 
 
-def test_paths_name_the_offending_field(api):
+def test_paths_name_the_offending_field(client):
     bad_entry = entry(priority=0)
     bad_entry["modelFormat"]["weight"] = "2"
     bad_entry["autoSelect"] = "true"
@@ -106,7 +104,7 @@ def test_paths_name_the_offending_field(api):
         runtime_doc("c", bad_entry),
         {"kind": "ServingRuntime", "metadata": {}, "spec": {"disabled": 1}},
     ]
-    fields = invalid(api, rank_body(model_doc(), *runtimes))
+    fields = invalid(client, rank_body(model_doc(), *runtimes))
     assert fields == {
         "runtimes[1]": ["Not an object."],
         "runtimes[2].spec.supportedModelFormats[0].priority": ["Must be at least 1."],
@@ -117,19 +115,19 @@ def test_paths_name_the_offending_field(api):
     }
 
 
-def test_priority_below_one_is_invalid_even_when_disabled(api):
+def test_priority_below_one_is_invalid_even_when_disabled(client):
     fields = invalid(
-        api, rank_body(model_doc(), runtime_doc("x", entry(priority=-3), disabled=True))
+        client, rank_body(model_doc(), runtime_doc("x", entry(priority=-3), disabled=True))
     )
     assert list(fields) == ["runtimes[0].spec.supportedModelFormats[0].priority"]
 
 
-def test_model_errors(api):
+def test_model_errors(client):
     model = model_doc(format_name=5)
     model["apiVersion"] = "ome.io/v1"
     model["kind"] = "ServingRuntime"
     model["spec"]["modelFramework"] = {"version": "1"}
-    fields = invalid(api, rank_body(model))
+    fields = invalid(client, rank_body(model))
     assert set(fields) == {
         "model.apiVersion",
         "model.kind",
@@ -138,7 +136,7 @@ def test_model_errors(api):
     }
 
 
-def test_wrong_types_of_read_fields(api):
+def test_wrong_types_of_read_fields(client):
     runtime = runtime_doc(
         "x",
         modelSizeRange={"min": 1},
@@ -146,7 +144,7 @@ def test_wrong_types_of_read_fields(api):
         engineConfig={"annotations": {"ome.io/deploymentMode": 5, "other": 7}},
         supportedModelFormats="nope",
     )
-    fields = invalid(api, rank_body(model_doc(size=3), runtime))
+    fields = invalid(client, rank_body(model_doc(size=3), runtime))
     assert set(fields) == {
         "model.spec.modelParameterSize",
         "runtimes[0].spec.modelSizeRange.min",
@@ -156,10 +154,10 @@ def test_wrong_types_of_read_fields(api):
     }
 
 
-def test_diffusion_component_paths(api):
+def test_diffusion_component_paths(client):
     pipeline = {"additionalComponents": {"unet": {"library": 3}, "x.y": 4}, "vae": []}
     fields = invalid(
-        api, rank_body(model_doc(), runtime_doc("x", entry(diffusionPipeline=pipeline)))
+        client, rank_body(model_doc(), runtime_doc("x", entry(diffusionPipeline=pipeline)))
     )
     prefix = "runtimes[0].spec.supportedModelFormats[0].diffusionPipeline"
     assert set(fields) == {
@@ -169,17 +167,17 @@ def test_diffusion_component_paths(api):
     }
 
 
-def test_unknown_fields_are_ignored_and_nulls_are_absent(api):
+def test_unknown_fields_are_ignored_and_nulls_are_absent(client):
     runtime = runtime_doc("x", entry(weight=2.0, priority=None), containers=[{"image": 1}])
     runtime["metadata"]["labels"] = {"a": 1}
     runtime["spec"]["modelSizeRange"] = None
     runtime["spec"]["supportedModelFormats"][0]["unknown"] = {"deep": [1, 2]}
-    response = api.post("/v1/rank", json=rank_body(model_doc(quantization=None), runtime))
+    response = client.post("/v1/rank", json=rank_body(model_doc(quantization=None), runtime))
     assert response.status_code == 200
     assert response.get_json()["runtimes"][0]["score"] == 3
 
 
-def test_duplicate_candidates_last_one_wins_with_a_warning(api):
+def test_duplicate_candidates_last_one_wins_with_a_warning(client):
     """SPEC §2: as `kubectl apply -f` of them all would leave the cluster. A ServingRuntime
     without a namespace lands in the target namespace; one in another namespace is not a
     candidate, so its copies are merged without a warning."""
@@ -191,7 +189,7 @@ def test_duplicate_candidates_last_one_wins_with_a_warning(api):
         serving_runtime("dup", namespace="elsewhere"),
         serving_runtime("dup", namespace="elsewhere"),
     ]
-    response = api.post("/v1/rank", json=rank_body(model_doc(), *runtimes))
+    response = client.post("/v1/rank", json=rank_body(model_doc(), *runtimes))
     assert response.status_code == 200
     body = response.get_json()
     assert [(r["name"], r["scope"], r["score"]) for r in body["runtimes"]] == [
@@ -205,15 +203,15 @@ def test_duplicate_candidates_last_one_wins_with_a_warning(api):
     assert [item["namespace"] for item in body["ignored"]] == ["elsewhere"]
 
 
-def test_inference_service_model_name_must_match(api):
+def test_inference_service_model_name_must_match(client):
     body = rank_body(model_doc(), inferenceService=isvc_doc(model={"name": "other"}))
-    assert list(invalid(api, body)) == ["inferenceService.spec.model.name"]
+    assert list(invalid(client, body)) == ["inferenceService.spec.model.name"]
 
 
-def test_inference_service_shape(api):
+def test_inference_service_shape(client):
     isvc = isvc_doc(annotations={"ome.io/accelerator-class": 3}, engine=[], runtime={"name": 4})
     isvc["kind"] = "Service"
-    assert set(invalid(api, rank_body(model_doc(), inferenceService=isvc))) == {
+    assert set(invalid(client, rank_body(model_doc(), inferenceService=isvc))) == {
         "inferenceService.kind",
         "inferenceService.metadata.annotations",
         "inferenceService.spec.engine",
@@ -222,15 +220,13 @@ def test_inference_service_shape(api):
 
 
 @pytest.mark.parametrize("version", ["", "one.three", "1.3-", "v"])
-def test_bad_ome_version(api, version):
-    assert list(invalid(api, rank_body(omeVersion=version))) == ["omeVersion"]
-    assert list(invalid(api, rank_body(), omeVersion=version)) == ["omeVersion"]
+def test_bad_ome_version(client, version):
+    assert list(invalid(client, rank_body(omeVersion=version))) == ["omeVersion"]
+    assert list(invalid(client, rank_body(), omeVersion=version)) == ["omeVersion"]
 
 
-def test_payload_too_large():
-    config = TestConfig()
-    config.MAX_CONTENT_LENGTH = 1024
-    client = create_app(config).test_client()
+def test_payload_too_large(make_app):
+    client = make_app(MAX_CONTENT_LENGTH=1024).test_client()
     response = client.post(
         "/v1/rank", data=b" " * 2048, headers={"Content-Type": "application/json"}
     )
@@ -248,18 +244,15 @@ def _raw_post(app, body: bytes, **environ):
     return app.response_class.from_app(app, env)
 
 
-def test_body_shorter_than_its_content_length():
-    app = create_app(TestConfig())
+def test_body_shorter_than_its_content_length(app):
     response = _raw_post(app, b'{"model": {}}', CONTENT_LENGTH="4096")
     error_of(response, 400, "MalformedRequest")
 
 
-def test_chunked_body_without_content_length():
+def test_chunked_body_without_content_length(make_app):
     """A body whose end the server marks (chunked transfer) is read to its end, and the size
     limit still holds."""
-    config = TestConfig()
-    config.MAX_CONTENT_LENGTH = 64 * 1024
-    app = create_app(config)
+    app = make_app(MAX_CONTENT_LENGTH=64 * 1024)
     body = json.dumps(rank_body(model_doc(), runtime_doc("vllm"))).encode()
     chunked = {"wsgi.input_terminated": True, "HTTP_TRANSFER_ENCODING": "chunked"}
     environ = {"CONTENT_LENGTH": "", **chunked}
@@ -269,19 +262,13 @@ def test_chunked_body_without_content_length():
     error_of(_raw_post(app, b" " * (65 * 1024), **environ), 413, "PayloadTooLarge")
 
 
-def test_empty_body():
-    response = (
-        create_app(TestConfig())
-        .test_client()
-        .post("/v1/rank", data=b"", headers={"Content-Type": "application/json"})
-    )
+def test_empty_body(client):
+    response = client.post("/v1/rank", data=b"", headers={"Content-Type": "application/json"})
     error_of(response, 400, "MalformedRequest")
 
 
-def test_too_many_runtimes():
-    config = TestConfig()
-    config.MAX_RUNTIMES = 2
-    client = create_app(config).test_client()
+def test_too_many_runtimes(make_app):
+    client = make_app(MAX_RUNTIMES=2).test_client()
     body = rank_body(model_doc(), *(runtime_doc(f"r{i}") for i in range(3)))
     assert (
         "at most 2"
@@ -289,14 +276,14 @@ def test_too_many_runtimes():
     )
 
 
-def test_unsupported_media_type_and_routes(api):
+def test_unsupported_media_type_and_routes(client):
     error_of(
-        api.post("/v1/rank", data=b"a=b", content_type="application/x-www-form-urlencoded"),
+        client.post("/v1/rank", data=b"a=b", content_type="application/x-www-form-urlencoded"),
         415,
         "UnsupportedMediaType",
     )
-    error_of(api.get("/v1/rank"), 405, "MethodNotAllowed")
-    error_of(api.get("/nowhere"), 404, "NotFound")
+    error_of(client.get("/v1/rank"), 405, "MethodNotAllowed")
+    error_of(client.get("/nowhere"), 404, "NotFound")
 
 
 # Hypothesis: replace any node of a valid request with an arbitrary JSON value.
@@ -326,12 +313,11 @@ _BASE = rank_body(
     inferenceService=isvc_doc(runtime={"name": "a"}, decoder={"acceleratorOverride": {}}),
 )
 _ALL_PATHS = list(_paths(_BASE))
-_fuzz_client = create_app(TestConfig()).test_client()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_ALL_PATHS), _json_values, st.sampled_from(["/v1/rank", "/v1/select"]))
-def test_no_input_gives_a_500(path, value, endpoint):
+def test_no_input_gives_a_500(fuzz_client, path, value, endpoint):
     body = copy.deepcopy(_BASE)
     if path:
         parent = body
@@ -340,7 +326,7 @@ def test_no_input_gives_a_500(path, value, endpoint):
         parent[path[-1]] = value
     else:
         body = value
-    response = _fuzz_client.post(endpoint, data=json.dumps(body), content_type="application/json")
+    response = fuzz_client.post(endpoint, data=json.dumps(body), content_type="application/json")
     assert response.status_code in (200, 400, 404, 422), response.get_data(as_text=True)
     assert "Traceback" not in response.get_data(as_text=True)
 
@@ -356,11 +342,11 @@ def test_no_input_gives_a_500(path, value, endpoint):
         ({"protocolVersions": [None]}, "spec.protocolVersions[0]"),
     ],
 )
-def test_null_list_items_are_invalid(api, spec, path):
+def test_null_list_items_are_invalid(client, spec, path):
     """README "Where the specification is silent": a null item is refused, as the CRD would."""
     runtime = runtime_doc("rt")
     runtime["spec"].update(spec)
     error = error_of(
-        api.post("/v1/rank", json=rank_body(model_doc(), runtime)), 422, "InvalidDocument"
+        client.post("/v1/rank", json=rank_body(model_doc(), runtime)), 422, "InvalidDocument"
     )
     assert error["fields"] == {f"runtimes[0].{path}": ["Field may not be null."]}

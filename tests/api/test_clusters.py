@@ -33,38 +33,38 @@ def catalog_app(make_app, backend_settings):
 
 
 @pytest.fixture
-def api(catalog_app):
+def client(catalog_app):
     return catalog_app.test_client()
 
 
 @pytest.fixture
-def seeded(api):
-    assert api.put("/v1/clusters/prod", json={"description": "production"}).status_code == 201
-    response = api.put("/v1/clusters/prod/objects", data=SEED_YAML, headers=YAML)
+def seeded(client):
+    assert client.put("/v1/clusters/prod", json={"description": "production"}).status_code == 201
+    response = client.put("/v1/clusters/prod/objects", data=SEED_YAML, headers=YAML)
     assert response.status_code == 200, response.get_data(as_text=True)
-    return api
+    return client
 
 
-def test_settings_create_update_list_get(api):
-    created = api.put("/v1/clusters/east", json={"omeVersion": "1.2.2"})
+def test_settings_create_update_list_get(client):
+    created = client.put("/v1/clusters/east", json={"omeVersion": "1.2.2"})
     assert created.status_code == 201
     assert created.headers["ETag"] == '"1"'
     assert created.get_json()["omeVersion"] == "1.2.2"
-    updated = api.put("/v1/clusters/east", json={"modelCacheProvider": "lustre"})
+    updated = client.put("/v1/clusters/east", json={"modelCacheProvider": "lustre"})
     assert (updated.status_code, updated.headers["ETag"]) == (200, '"2"')
-    body = api.get("/v1/clusters/east").get_json()
+    body = client.get("/v1/clusters/east").get_json()
     assert (body["omeVersion"], body["modelCacheProvider"], body["generation"]) == (
         "1.3",
         "lustre",
         2,
     )
-    assert [c["name"] for c in api.get("/v1/clusters").get_json()["clusters"]] == ["east"]
-    assert api.get("/v1/clusters/west").get_json()["error"]["code"] == "ClusterNotFound"
-    bad = api.put("/v1/clusters/east", json={"omeVersion": "not a version"})
+    assert [c["name"] for c in client.get("/v1/clusters").get_json()["clusters"]] == ["east"]
+    assert client.get("/v1/clusters/west").get_json()["error"]["code"] == "ClusterNotFound"
+    bad = client.put("/v1/clusters/east", json={"omeVersion": "not a version"})
     assert (bad.status_code, list(bad.get_json()["error"]["fields"])) == (422, ["omeVersion"])
-    assert api.put("/v1/clusters/Bad_Name", json={}).status_code == 400
-    assert api.delete("/v1/clusters/east").status_code == 204
-    assert api.get("/v1/clusters/east").status_code == 404
+    assert client.put("/v1/clusters/Bad_Name", json={}).status_code == 400
+    assert client.delete("/v1/clusters/east").status_code == 204
+    assert client.get("/v1/clusters/east").status_code == 404
 
 
 def test_answers_by_name_are_those_of_the_stateless_endpoint(seeded):
@@ -132,39 +132,39 @@ def test_objects_round_trip_filters_and_delete(seeded):
     assert again.get_json()["error"]["code"] == "ObjectNotFound"
 
 
-def test_writes_report_other_kinds_and_repeats_and_refuse_bad_objects(api):
-    api.put("/v1/clusters/c1", json={})
+def test_writes_report_other_kinds_and_repeats_and_refuse_bad_objects(client):
+    client.put("/v1/clusters/c1", json={})
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "demo"}}
     body = stream(namespace, runtime_doc("rt"), runtime_doc("rt"), model_doc())
-    answer = api.put("/v1/clusters/c1/objects", data=body, headers=YAML).get_json()
+    answer = client.put("/v1/clusters/c1/objects", data=body, headers=YAML).get_json()
     assert answer["ignored"][0]["kind"] == "Namespace"
     assert answer["warnings"] == [
         "ClusterServingRuntime rt appears 2 times in the request; the last one is used"
     ]
     bad = stream(model_doc(), runtime_doc("broken", entry(priority=0)))
-    refused = api.put("/v1/clusters/c1/objects", data=bad, headers=YAML)
+    refused = client.put("/v1/clusters/c1/objects", data=bad, headers=YAML)
     assert refused.status_code == 422
     assert list(refused.get_json()["error"]["fields"]) == [
         "document 2.spec.supportedModelFormats[0].priority"
     ]
-    assert api.get("/v1/clusters/c1").get_json()["counts"]["ClusterServingRuntime"] == 1
+    assert client.get("/v1/clusters/c1").get_json()["counts"]["ClusterServingRuntime"] == 1
 
 
-def test_server_fields_of_kubectl_get_do_not_change_the_generation(api):
-    api.put("/v1/clusters/c1", json={})
+def test_server_fields_of_kubectl_get_do_not_change_the_generation(client):
+    client.put("/v1/clusters/c1", json={})
     runtime = runtime_doc("rt")
     runtime["metadata"].update(resourceVersion="1", uid="u-1", managedFields=[{"manager": "x"}])
     runtime["status"] = {"conditions": []}
-    first = api.put("/v1/clusters/c1/objects", json=[runtime]).headers["ETag"]
+    first = client.put("/v1/clusters/c1/objects", json=[runtime]).headers["ETag"]
     runtime["metadata"]["resourceVersion"] = "2"
     runtime["status"] = {"conditions": [{"type": "Ready"}]}
-    assert api.put("/v1/clusters/c1/objects", json=[runtime]).headers["ETag"] == first
-    stored = api.get("/v1/clusters/c1/objects").get_json()["items"][0]
+    assert client.put("/v1/clusters/c1/objects", json=[runtime]).headers["ETag"] == first
+    stored = client.get("/v1/clusters/c1/objects").get_json()["items"][0]
     assert "status" not in stored and "resourceVersion" not in stored["metadata"]
 
 
-def test_inference_service_by_name_and_selections(api):
-    api.put("/v1/clusters/c1", json={})
+def test_inference_service_by_name_and_selections(client):
+    client.put("/v1/clusters/c1", json={})
     objects = [
         model_doc(),
         runtime_doc("rt"),
@@ -172,15 +172,15 @@ def test_inference_service_by_name_and_selections(api):
         isvc_doc("pinned", model={"name": "llama"}, runtime={"name": "missing"}),
         isvc_doc("orphan", model={"name": "nope"}),
     ]
-    assert api.put("/v1/clusters/c1/objects", json=objects).status_code == 200
-    ranked = api.get("/v1/clusters/c1/select?inferenceService=demo/auto").get_json()
+    assert client.put("/v1/clusters/c1/objects", json=objects).status_code == 200
+    ranked = client.get("/v1/clusters/c1/select?inferenceService=demo/auto").get_json()
     assert ranked["selected"]["name"] == "rt"
-    missing = api.get("/v1/clusters/c1/select?inferenceService=demo/pinned")
+    missing = client.get("/v1/clusters/c1/select?inferenceService=demo/pinned")
     assert missing.get_json()["error"]["code"] == "RuntimeNotFound"
-    assert api.get("/v1/clusters/c1/rank?inferenceService=demo/none").status_code == 404
-    orphan = api.get("/v1/clusters/c1/rank?inferenceService=demo/orphan").get_json()
+    assert client.get("/v1/clusters/c1/rank?inferenceService=demo/none").status_code == 404
+    orphan = client.get("/v1/clusters/c1/rank?inferenceService=demo/orphan").get_json()
     assert orphan["error"]["message"] == "No BaseModel or ClusterBaseModel with the name: nope"
-    table = api.get("/v1/clusters/c1/selections").get_json()
+    table = client.get("/v1/clusters/c1/selections").get_json()
     assert [
         (r["name"], (r["runtime"] or {}).get("name"), r["error"]) for r in table["selections"]
     ] == [
@@ -188,7 +188,7 @@ def test_inference_service_by_name_and_selections(api):
         ("orphan", None, "ModelNotFound"),
         ("pinned", None, "RuntimeNotFound"),
     ]
-    text = api.get("/v1/clusters/c1/selections", headers={"Accept": "text/plain"}).get_data(
+    text = client.get("/v1/clusters/c1/selections", headers={"Accept": "text/plain"}).get_data(
         as_text=True
     )
     assert text.splitlines()[0].split() == [
@@ -200,7 +200,7 @@ def test_inference_service_by_name_and_selections(api):
         "MESSAGE",
     ]
     assert "demo        auto" in text.splitlines()[1]
-    assert api.get("/v1/clusters/c1/selections?namespace=other").get_json()["count"] == 0
+    assert client.get("/v1/clusters/c1/selections?namespace=other").get_json()["count"] == 0
 
 
 def test_overlay_ranks_my_manifests_against_the_stored_ones_without_storing(seeded):
@@ -247,11 +247,11 @@ def test_overlay_answers_are_cached_per_generation_and_body(seeded):
 
 
 def test_limits(make_app, backend_settings):
-    api = make_app(**backend_settings, MAX_CLUSTERS=1, MAX_OBJECTS_PER_CLUSTER=2).test_client()
-    assert api.put("/v1/clusters/one", json={}).status_code == 201
-    refused = api.put("/v1/clusters/two", json={})
+    client = make_app(**backend_settings, MAX_CLUSTERS=1, MAX_OBJECTS_PER_CLUSTER=2).test_client()
+    assert client.put("/v1/clusters/one", json={}).status_code == 201
+    refused = client.put("/v1/clusters/two", json={})
     assert (refused.status_code, refused.get_json()["error"]["code"]) == (422, "LimitExceeded")
-    many = api.put("/v1/clusters/one/objects", json=[runtime_doc(n) for n in "abc"])
+    many = client.put("/v1/clusters/one/objects", json=[runtime_doc(n) for n in "abc"])
     assert many.status_code == 422
     assert "OME_RANKER_MAX_OBJECTS_PER_CLUSTER" in many.get_json()["error"]["message"]
 
@@ -340,14 +340,14 @@ def test_without_a_token_file_catalogs_are_closed_unless_auth_none(make_app, bac
 
 def test_stateless_endpoints_can_ask_for_a_token_too(make_app, tmp_path):
     tokens = token_file(tmp_path / "tokens.yaml", {"name": "ci", "secret": "ci-secret"})
-    api = make_app(AUTH_MODE="token", TOKENS_FILE=tokens, AUTH_STATELESS=True).test_client()
-    assert api.post("/v1/rank", data=SEED_YAML, headers=YAML).status_code == 401
+    client = make_app(AUTH_MODE="token", TOKENS_FILE=tokens, AUTH_STATELESS=True).test_client()
+    assert client.post("/v1/rank", data=SEED_YAML, headers=YAML).status_code == 401
     allowed = {**YAML, "Authorization": "Bearer ci-secret"}
-    assert api.post("/v1/rank", data=SEED_YAML, headers=allowed).status_code == 200
-    assert api.get("/v1/clusters", headers=allowed).get_json() == {"clusters": []}
+    assert client.post("/v1/rank", data=SEED_YAML, headers=allowed).status_code == 200
+    assert client.get("/v1/clusters", headers=allowed).get_json() == {"clusters": []}
     for path in ("/v1/lint", "/v1/selections", "/v1/select"):
-        assert api.post(path, data=SEED_YAML, headers=YAML).status_code == 401, path
-        assert api.post(path, data=SEED_YAML, headers=allowed).status_code == 200, path
+        assert client.post(path, data=SEED_YAML, headers=YAML).status_code == 401, path
+        assert client.post(path, data=SEED_YAML, headers=allowed).status_code == 200, path
     impact = {"current": [], "proposed": []}
-    assert api.post("/v1/impact", json=impact).status_code == 401
-    assert api.post("/v1/impact", json=impact, headers=allowed).status_code == 200
+    assert client.post("/v1/impact", json=impact).status_code == 401
+    assert client.post("/v1/impact", json=impact, headers=allowed).status_code == 200

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cache.conftest import redis_server  # noqa: F401
-
 SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
 URL = "/v1/clusters/prod/select?model=llama-3-2-3b-instruct&namespace=llama-demo"
 
 
-def test_an_acknowledged_catalog_survives_a_redis_kill_and_restart(make_app, redis_server):  # noqa: F811
+def test_an_acknowledged_catalog_survives_a_redis_kill_and_restart(make_app, redis_server):
     server = redis_server("--appendonly", "yes", "--appendfsync", "always")
     api = make_app(REDIS_URL=server.url, STORE_TIMEOUT_SECONDS=0.5).test_client()
     assert api.put("/v1/clusters/prod", json={}).status_code == 201

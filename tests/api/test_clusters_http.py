@@ -15,10 +15,7 @@ import pytest
 import yaml
 
 from tests.builders import entry, model_doc, runtime_doc, serving_runtime, token_file
-from tests.cache.conftest import redis_server  # noqa: F401
-from tests.cache.test_cache_cluster import cluster  # noqa: F401
-from tests.hostile.conftest import start_service  # noqa: F401
-from tests.hostile.service import SEED_YAML, YAML
+from tests.servers import SEED_YAML, YAML
 
 SECRETS = {"admin": "admin-secret", "east": "east-secret", "west": "west-secret"}
 SEED_MODEL = "llama-3-2-3b-instruct"
@@ -47,7 +44,7 @@ def store(request, tmp_path):
     if request.param == "redis":
         server = request.getfixturevalue("redis_server")("--appendonly", "yes")
         return {"REDIS_URL": server.url}, [server]
-    nodes = request.getfixturevalue("cluster")
+    nodes = request.getfixturevalue("redis_cluster")
     return {"REDIS_URL": nodes[0].url, "OME_RANKER_REDIS_CLUSTER": "true"}, []
 
 
@@ -70,7 +67,7 @@ def _extra_runtimes(count: int) -> bytes:
     return yaml.safe_dump_all(documents, sort_keys=False).encode()
 
 
-def test_the_catalog_scenario(store, tokens, start_service):  # noqa: F811
+def test_the_catalog_scenario(store, tokens, start_service):
     environment, redis_servers = store
     service = start_service(
         **environment,

@@ -13,15 +13,15 @@ SEED_TABLE = (FIXTURES / "seed_example.txt").read_text()
 YAML = {"Content-Type": "application/yaml"}
 
 
-def test_seed_example_as_yaml_gives_the_table_byte_for_byte(api):
-    response = api.post("/v1/rank", data=SEED_YAML, headers={**YAML, "Accept": "text/plain"})
+def test_seed_example_as_yaml_gives_the_table_byte_for_byte(client):
+    response = client.post("/v1/rank", data=SEED_YAML, headers={**YAML, "Accept": "text/plain"})
     assert response.status_code == 200
     assert response.mimetype == "text/plain"
     assert response.get_data(as_text=True) == SEED_TABLE
 
 
-def test_seed_example_json_answer(api):
-    response = api.post("/v1/rank", data=SEED_YAML, headers=YAML)
+def test_seed_example_json_answer(client):
+    response = client.post("/v1/rank", data=SEED_YAML, headers=YAML)
     assert response.status_code == 200
     body = response.get_json()
     assert body["selected"] == {
@@ -55,22 +55,26 @@ def test_seed_example_json_answer(api):
     assert body["omeVersion"] == "1.3"
 
 
-def test_yaml_output_is_the_json_answer(api):
-    as_json = api.post("/v1/rank", data=SEED_YAML, headers=YAML).get_json()
-    response = api.post("/v1/rank", data=SEED_YAML, headers={**YAML, "Accept": "application/yaml"})
+def test_yaml_output_is_the_json_answer(client):
+    as_json = client.post("/v1/rank", data=SEED_YAML, headers=YAML).get_json()
+    response = client.post(
+        "/v1/rank", data=SEED_YAML, headers={**YAML, "Accept": "application/yaml"}
+    )
     assert response.mimetype == "application/yaml"
     assert yaml.safe_load(response.data) == as_json
 
 
-def test_json_and_yaml_inputs_agree(api):
+def test_json_and_yaml_inputs_agree(client):
     docs = [d for d in yaml.safe_load_all(SEED_YAML)]
     runtimes = [docs[1], *docs[2]["items"]]
-    response = api.post("/v1/rank", json={"model": docs[0], "runtimes": runtimes})
-    assert response.get_json() == api.post("/v1/rank", data=SEED_YAML, headers=YAML).get_json()
+    response = client.post("/v1/rank", json={"model": docs[0], "runtimes": runtimes})
+    assert response.get_json() == client.post("/v1/rank", data=SEED_YAML, headers=YAML).get_json()
 
 
-def test_query_parameters_for_yaml(api):
-    response = api.post("/v1/rank?namespace=elsewhere&omeVersion=1.2", data=SEED_YAML, headers=YAML)
+def test_query_parameters_for_yaml(client):
+    response = client.post(
+        "/v1/rank?namespace=elsewhere&omeVersion=1.2", data=SEED_YAML, headers=YAML
+    )
     body = response.get_json()
     assert body["namespace"] == "elsewhere"
     assert body["omeVersion"] == "1.2"
@@ -86,18 +90,18 @@ def test_query_parameters_for_yaml(api):
     assert body["model"]["namespace"] == "llama-demo"
 
 
-def test_cluster_model_has_no_namespace(api):
-    body = api.post(
+def test_cluster_model_has_no_namespace(client):
+    body = client.post(
         "/v1/rank", json=rank_body(model_doc(kind="ClusterBaseModel", namespace=None))
     ).get_json()
     assert body["model"]["namespace"] is None
     assert body["namespace"] == "default"
-    body = api.post("/v1/rank", json=rank_body(model_doc(namespace=None))).get_json()
+    body = client.post("/v1/rank", json=rank_body(model_doc(namespace=None))).get_json()
     assert body["model"]["namespace"] == "default"
 
 
-def test_select(api):
-    response = api.post("/v1/select", json=rank_body(model_doc(), runtime_doc("rt")))
+def test_select(client):
+    response = client.post("/v1/select", json=rank_body(model_doc(), runtime_doc("rt")))
     assert response.status_code == 200
     assert response.get_json() == {
         "selected": {"name": "rt", "scope": "Cluster", "score": 2, "explicit": False},
@@ -106,13 +110,13 @@ def test_select(api):
     }
 
 
-def test_select_no_runtime_found(api):
+def test_select_no_runtime_found(client):
     body = rank_body(
         model_doc(),
         runtime_doc("same", disabled=True),
         serving_runtime("same", entry(format_name="onnx")),
     )
-    response = api.post("/v1/select", json=body)
+    response = client.post("/v1/select", json=body)
     assert response.status_code == 422
     error = response.get_json()["error"]
     assert error["code"] == "NoRuntimeFound"
@@ -123,20 +127,20 @@ def test_select_no_runtime_found(api):
     )
     # OME keys excluded runtimes by name: the ClusterServingRuntime's reason wins.
     assert error["excluded"] == {"same": "runtime is disabled"}
-    rank = api.post("/v1/rank", json=body).get_json()
+    rank = client.post("/v1/rank", json=body).get_json()
     assert rank["selected"] is None
     assert rank["message"] == error["message"]
 
 
-def test_select_explicit_errors_and_rank_answers_200(api):
+def test_select_explicit_errors_and_rank_answers_200(client):
     missing = rank_body(model_doc(), inferenceService=isvc_doc(runtime={"name": "nope"}))
-    response = api.post("/v1/select", json=missing)
+    response = client.post("/v1/select", json=missing)
     assert response.status_code == 404
     assert response.get_json()["error"] == {
         "code": "RuntimeNotFound",
         "message": "runtime nope not found in namespace demo or at cluster scope",
     }
-    rank = api.post("/v1/rank", json=missing)
+    rank = client.post("/v1/rank", json=missing)
     assert rank.status_code == 200
     assert rank.get_json()["selected"] is None
     assert (
@@ -151,7 +155,7 @@ def test_select_explicit_errors_and_rank_answers_200(api):
         serving_runtime("off", disabled=True),
         inferenceService=isvc_doc(runtime={"name": "off"}),
     )
-    response = api.post("/v1/select", json=disabled)
+    response = client.post("/v1/select", json=disabled)
     assert response.status_code == 422
     assert response.get_json()["error"] == {
         "code": "RuntimeDisabled",
@@ -159,13 +163,13 @@ def test_select_explicit_errors_and_rank_answers_200(api):
     }
 
 
-def test_select_explicit_runtime_with_warning(api):
+def test_select_explicit_runtime_with_warning(client):
     body = rank_body(
         model_doc(),
         runtime_doc("odd", entry(format_name="onnx")),
         inferenceService=isvc_doc(runtime={"name": "odd"}),
     )
-    response = api.post("/v1/select", json=body)
+    response = client.post("/v1/select", json=body)
     assert response.status_code == 200
     answer = response.get_json()
     assert answer["selected"] == {"name": "odd", "scope": "Cluster", "score": 0, "explicit": True}
@@ -173,9 +177,9 @@ def test_select_explicit_runtime_with_warning(api):
     assert answer["warnings"][0].startswith('runtime "odd" does not declare support for model')
 
 
-def test_text_table_for_no_rows_and_dashes(api):
+def test_text_table_for_no_rows_and_dashes(client):
     body = rank_body(model_doc(), runtime_doc("rt", disabled=True), runtime_doc("ok"))
-    response = api.post("/v1/rank", json=body, headers={"Accept": "text/plain"})
+    response = client.post("/v1/rank", json=body, headers={"Accept": "text/plain"})
     assert response.get_data(as_text=True) == (
         "RUNTIME   SCOPE     COMPATIBLE   PRIORITY   WEIGHT   REASON\n"
         "ok        Cluster   Yes          1          2        -\n"
@@ -183,14 +187,14 @@ def test_text_table_for_no_rows_and_dashes(api):
     )
 
 
-def test_empty_table_is_the_header(api):
-    response = api.post("/v1/rank", json=rank_body(), headers={"Accept": "text/plain"})
+def test_empty_table_is_the_header(client):
+    response = client.post("/v1/rank", json=rank_body(), headers={"Accept": "text/plain"})
     assert response.get_data(as_text=True) == (
         "RUNTIME   SCOPE   COMPATIBLE   PRIORITY   WEIGHT   REASON\n"
     )
 
 
-def test_accept_negotiation(api):
+def test_accept_negotiation(client):
     body = rank_body(model_doc(), runtime_doc("rt"))
     for accept, mimetype, cache in [
         ("*/*", "application/json", "miss"),
@@ -198,15 +202,15 @@ def test_accept_negotiation(api):
         ("text/plain;q=0.5, application/yaml", "application/yaml", "miss"),
         ("text/*", "text/plain", "miss"),
     ]:
-        response = api.post("/v1/rank", json=body, headers={"Accept": accept})
+        response = client.post("/v1/rank", json=body, headers={"Accept": accept})
         assert response.mimetype == mimetype, accept
         assert response.headers["X-Cache"] == cache, accept
         assert response.headers["Vary"] == "Accept"
 
 
-def test_non_finite_distance_is_null_and_size_warnings(api):
+def test_non_finite_distance_is_null_and_size_warnings(client):
     body = rank_body(model_doc(size="inf"), runtime_doc("rt", size_range={"min": "1B"}))
-    answer = api.post("/v1/rank", json=body).get_json()
+    answer = client.post("/v1/rank", json=body).get_json()
     assert answer["runtimes"][0]["compatible"] is True
     assert answer["runtimes"][0]["distance"] is None
     assert answer["warnings"] == [
@@ -214,7 +218,7 @@ def test_non_finite_distance_is_null_and_size_warnings(api):
     ]
 
 
-def test_answer_is_valid_strict_json(api):
+def test_answer_is_valid_strict_json(client):
     body = rank_body(model_doc(size="nan"), runtime_doc("rt", size_range={"min": "1B"}))
-    raw = api.post("/v1/rank", json=body).get_data(as_text=True)
+    raw = client.post("/v1/rank", json=body).get_data(as_text=True)
     json.loads(raw, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))

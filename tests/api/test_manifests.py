@@ -36,9 +36,9 @@ CONFIG_MAP = {
 }
 
 
-def test_other_kinds_are_skipped_and_listed(api):
+def test_other_kinds_are_skipped_and_listed(client):
     body = ok(
-        api.post(
+        client.post(
             "/v1/rank",
             data=stream(KUSTOMIZATION, NAMESPACE, model_doc(), CONFIG_MAP, runtime_doc("rt")),
             headers=YAML,
@@ -70,9 +70,9 @@ def test_other_kinds_are_skipped_and_listed(api):
     ]
 
 
-def test_other_kinds_inside_a_list_are_skipped_too(api):
+def test_other_kinds_inside_a_list_are_skipped_too(client):
     listed = {"apiVersion": "v1", "kind": "List", "items": [NAMESPACE, runtime_doc("rt")]}
-    body = ok(api.post("/v1/rank", data=stream(model_doc(), listed), headers=YAML))
+    body = ok(client.post("/v1/rank", data=stream(model_doc(), listed), headers=YAML))
     assert [item["kind"] for item in body["ignored"]] == ["Namespace"]
     assert body["selected"]["name"] == "rt"
 
@@ -85,21 +85,21 @@ def test_other_kinds_inside_a_list_are_skipped_too(api):
     ],
     ids=["array", "kubectl-get-o-json-list"],
 )
-def test_json_manifests_read_like_the_same_yaml_stream(api, payload):
-    as_json = ok(api.post("/v1/rank", json=payload))
+def test_json_manifests_read_like_the_same_yaml_stream(client, payload):
+    as_json = ok(client.post("/v1/rank", json=payload))
     documents = payload if isinstance(payload, list) else [payload]
-    as_yaml = ok(api.post("/v1/rank", data=stream(*documents), headers=YAML))
+    as_yaml = ok(client.post("/v1/rank", data=stream(*documents), headers=YAML))
     assert as_json == as_yaml
     assert as_json["selected"]["name"] == "rt"
 
 
-def test_a_single_json_manifest_is_a_stream_of_one(api):
-    body = ok(api.post("/v1/rank", json=model_doc()))
+def test_a_single_json_manifest_is_a_stream_of_one(client):
+    body = ok(client.post("/v1/rank", json=model_doc()))
     assert body["runtimes"] == []
     assert body["message"] == (
         "no runtime found to support model safetensors with format safetensors in namespace demo"
     )
-    runtime_only = api.post("/v1/rank", json=runtime_doc("rt"))
+    runtime_only = client.post("/v1/rank", json=runtime_doc("rt"))
     assert runtime_only.status_code == 400
     assert (
         "exactly one BaseModel or ClusterBaseModel, found 0"
@@ -107,16 +107,16 @@ def test_a_single_json_manifest_is_a_stream_of_one(api):
     )
 
 
-def test_query_parameters_apply_to_json_manifests(api):
-    body = ok(api.post("/v1/rank?namespace=other&omeVersion=1.2", json=[model_doc()]))
+def test_query_parameters_apply_to_json_manifests(client):
+    body = ok(client.post("/v1/rank?namespace=other&omeVersion=1.2", json=[model_doc()]))
     assert (body["namespace"], body["omeVersion"]) == ("other", "1.2")
 
 
-def test_a_repeated_model_or_inference_service_counts_once_with_a_warning(api):
+def test_a_repeated_model_or_inference_service_counts_once_with_a_warning(client):
     old_model = model_doc(format_version="9.9.9")
     isvc = isvc_doc(runtime={"name": "rt"})
     documents = [old_model, isvc, model_doc(), runtime_doc("rt"), isvc]
-    body = ok(api.post("/v1/rank", data=stream(*documents), headers=YAML))
+    body = ok(client.post("/v1/rank", data=stream(*documents), headers=YAML))
     assert body["warnings"] == [
         "BaseModel llama appears 2 times in the request; the last one is used",
         "InferenceService svc appears 2 times in the request; the last one is used",
@@ -124,9 +124,9 @@ def test_a_repeated_model_or_inference_service_counts_once_with_a_warning(api):
     assert body["selected"] == {"name": "rt", "scope": "Cluster", "score": 2, "explicit": True}
 
 
-def test_two_different_models_are_still_refused(api):
+def test_two_different_models_are_still_refused(client):
     documents = [model_doc("a"), model_doc("b")]
-    response = api.post("/v1/rank", data=stream(*documents), headers=YAML)
+    response = client.post("/v1/rank", data=stream(*documents), headers=YAML)
     assert response.status_code == 400
     assert (
         "exactly one BaseModel or ClusterBaseModel, found 2"
@@ -134,9 +134,11 @@ def test_two_different_models_are_still_refused(api):
     )
 
 
-def test_an_inference_service_without_its_model_is_ome_s_model_lookup_failure(api):
+def test_an_inference_service_without_its_model_is_ome_s_model_lookup_failure(client):
     isvc = isvc_doc(model={"name": "llama-3-2-90b"})
-    response = api.post("/v1/rank", data=stream(isvc, NAMESPACE, runtime_doc("rt")), headers=YAML)
+    response = client.post(
+        "/v1/rank", data=stream(isvc, NAMESPACE, runtime_doc("rt")), headers=YAML
+    )
     assert response.status_code == 404
     assert response.get_json()["error"] == {
         "code": "ModelNotFound",
@@ -144,18 +146,18 @@ def test_an_inference_service_without_its_model_is_ome_s_model_lookup_failure(ap
     }
     # OME's sample manifests include InferenceServices of an older schema (spec.model.modelName):
     # OME's lookup of the empty name fails the same way.
-    nameless = api.post("/v1/rank", data=stream(isvc_doc(), runtime_doc("rt")), headers=YAML)
+    nameless = client.post("/v1/rank", data=stream(isvc_doc(), runtime_doc("rt")), headers=YAML)
     assert nameless.status_code == 404
     assert nameless.get_json()["error"]["message"] == (
         "No BaseModel or ClusterBaseModel with the name: "
     )
     two = stream(isvc_doc("a"), isvc_doc("b"), runtime_doc("rt"))
-    assert api.post("/v1/rank", data=two, headers=YAML).status_code == 400
+    assert client.post("/v1/rank", data=two, headers=YAML).status_code == 400
 
 
-def test_duplicate_runtimes_in_a_stream_last_one_wins(api):
+def test_duplicate_runtimes_in_a_stream_last_one_wins(client):
     documents = [model_doc(), runtime_doc("rt", entry(priority=4)), runtime_doc("rt")]
-    body = ok(api.post("/v1/rank", data=stream(*documents), headers=YAML))
+    body = ok(client.post("/v1/rank", data=stream(*documents), headers=YAML))
     assert [row["score"] for row in body["runtimes"]] == [2]
     assert body["warnings"] == [
         "ClusterServingRuntime rt appears 2 times in the request; the last one is used"
@@ -187,36 +189,36 @@ def unready(spec: dict) -> dict:
     ids=["storage-only", "empty-name", "no-name", "null"],
 )
 @pytest.mark.parametrize("endpoint", ["/v1/rank", "/v1/select"])
-def test_a_model_without_a_format_is_refused_as_ome_does(api, spec, endpoint):
-    response = api.post(endpoint, json=rank_body(unready(spec), runtime_doc("rt")))
+def test_a_model_without_a_format_is_refused_as_ome_does(client, spec, endpoint):
+    response = client.post(endpoint, json=rank_body(unready(spec), runtime_doc("rt")))
     assert response.status_code == 422
     error = response.get_json()["error"]
     assert (error["code"], error["message"]) == ("ModelNotReady", NOT_READY)
     assert "model agent fills modelFormat" in error["hint"]
 
 
-def test_model_not_ready_in_a_manifest_stream(api):
+def test_model_not_ready_in_a_manifest_stream(client):
     documents = [unready({"storage": {}}), runtime_doc("rt"), NAMESPACE]
-    response = api.post("/v1/rank", data=stream(*documents), headers=YAML)
+    response = client.post("/v1/rank", data=stream(*documents), headers=YAML)
     assert response.get_json()["error"]["code"] == "ModelNotReady"
 
 
 # -- warnings that explain ------------------------------------------------------------------
 
 
-def test_a_model_without_size_warns_that_ranges_play_no_part(api):
+def test_a_model_without_size_warns_that_ranges_play_no_part(client):
     runtimes = [
         runtime_doc("a", size_range={"min": "1B", "max": "8B"}),
         runtime_doc("b", size_range={"max": "8B"}),
         runtime_doc("c"),
         runtime_doc("off", disabled=True, modelSizeRange={"min": "1B"}),
     ]
-    body = ok(api.post("/v1/rank", json=rank_body(model_doc(), *runtimes)))
+    body = ok(client.post("/v1/rank", json=rank_body(model_doc(), *runtimes)))
     assert body["warnings"] == [
         "model has no modelParameterSize, so the modelSizeRange of 2 qualifying runtimes "
         "plays no part"
     ]
-    sized = ok(api.post("/v1/rank", json=rank_body(model_doc(size="3B"), *runtimes)))
+    sized = ok(client.post("/v1/rank", json=rank_body(model_doc(size="3B"), *runtimes)))
     assert sized["warnings"] == []
 
 
@@ -234,8 +236,8 @@ def test_a_model_without_size_warns_that_ranges_play_no_part(api):
         ),
     ],
 )
-def test_integers_beyond_the_crd_types_are_invalid_documents(api, item, path):
-    response = api.post(
+def test_integers_beyond_the_crd_types_are_invalid_documents(client, item, path):
+    response = client.post(
         "/v1/rank",
         data=json.dumps(rank_body(model_doc(), runtime_doc("rt", item))),
         headers={"Content-Type": "application/json"},
@@ -244,30 +246,30 @@ def test_integers_beyond_the_crd_types_are_invalid_documents(api, item, path):
     assert list(response.get_json()["error"]["fields"]) == [path]
 
 
-def test_an_integer_too_long_to_print_is_a_malformed_body(api):
+def test_an_integer_too_long_to_print_is_a_malformed_body(client):
     raw = json.dumps(rank_body(model_doc(), runtime_doc("rt", entry(priority=-7))))
     raw = raw.replace('"priority": -7', '"priority": ' + "9" * 5000)
-    response = api.post("/v1/rank", data=raw, headers={"Content-Type": "application/json"})
+    response = client.post("/v1/rank", data=raw, headers={"Content-Type": "application/json"})
     assert response.status_code == 400
     assert "integer is too long" in response.get_json()["error"]["message"]
 
 
-def test_the_largest_crd_integers_are_answered(api):
+def test_the_largest_crd_integers_are_answered(client):
     item = entry(priority=2**31 - 1, weight=2**63 - 1)
-    body = ok(api.post("/v1/rank", json=rank_body(model_doc(), runtime_doc("rt", item))))
+    body = ok(client.post("/v1/rank", json=rank_body(model_doc(), runtime_doc("rt", item))))
     assert body["runtimes"][0]["priority"] == 2**31 - 1
 
 
-def test_model_cache_provider_query_parameter_is_part_of_the_cached_answer(api):
+def test_model_cache_provider_query_parameter_is_part_of_the_cached_answer(client):
     body = rank_body(
         model_doc(distribution="Sharded"), runtime_doc("rt", entry(modelCacheProviders=["a"]))
     )
     raw = json.dumps(body)
     headers = {"Content-Type": "application/json"}
-    first = api.post("/v1/select?modelCacheProvider=a", data=raw, headers=headers)
-    second = api.post("/v1/select?modelCacheProvider=b", data=raw, headers=headers)
+    first = client.post("/v1/select?modelCacheProvider=a", data=raw, headers=headers)
+    second = client.post("/v1/select?modelCacheProvider=b", data=raw, headers=headers)
     assert first.status_code == 200
     assert second.status_code == 422
     assert second.headers["X-Cache"] == "miss"
-    again = api.post("/v1/select?modelCacheProvider=b", data=raw, headers=headers)
+    again = client.post("/v1/select?modelCacheProvider=b", data=raw, headers=headers)
     assert (again.status_code, again.headers["X-Cache"]) == (422, "hit")

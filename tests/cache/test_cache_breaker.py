@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.cache.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
-from tests.cache.servers import ManualClock
+from tests.clock import ManualClock
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ builds from its own redis-server processes."""
 from __future__ import annotations
 
 import json
-import time
 
-import pytest
 from redis.cluster import ClusterNode, RedisCluster
 from redis.crc import key_slot
 
@@ -15,9 +13,8 @@ from app.cache.breaker import OPEN
 from app.selection import RULES_VERSION
 from migrations.runner import applied, apply_pending
 from tests.builders import entry, model_doc, rank_body, runtime_doc
-from tests.cache.servers import free_port
+from tests.servers import free_port
 
-SLOT_RANGES = ((0, 5460), (5461, 10922), (10923, 16383))
 PREFIX = "ome-ranker-test:"
 
 
@@ -29,50 +26,18 @@ def _post(api, body: dict):
     return api.post("/v1/rank", data=json.dumps(body), headers={"Content-Type": "application/json"})
 
 
-@pytest.fixture
-def cluster(redis_server):
-    """Three masters sharing the 16384 slots; returns their servers."""
-    nodes = [
-        redis_server(
-            *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
-            *("--cluster-port", str(free_port()), "--cluster-node-timeout", "5000"),
-        )
-        for _ in SLOT_RANGES
-    ]
-    clients = [node.client() for node in nodes]
-    try:
-        for client, (first, last) in zip(clients, SLOT_RANGES, strict=True):
-            client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
-        for node in nodes[1:]:
-            bus_port = node.options[node.options.index("--cluster-port") + 1]
-            clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", node.port, bus_port)
-        deadline = time.monotonic() + 20
-        while not all(
-            client.cluster("info")["cluster_state"] == "ok"
-            and len(client.cluster("nodes")) == len(nodes)
-            for client in clients
-        ):
-            if time.monotonic() > deadline:
-                raise RuntimeError("the test cluster did not form")
-            time.sleep(0.05)
-    finally:
-        for client in clients:
-            client.close()
-    return nodes
-
-
-def test_cached_answers_in_a_cluster(cluster, make_app):
-    app = make_app(REDIS_URL=cluster[0].url, REDIS_CLUSTER=True, CACHE_PREFIX=PREFIX)
+def test_cached_answers_in_a_cluster(redis_cluster, make_app):
+    app = make_app(REDIS_URL=redis_cluster[0].url, REDIS_CLUSTER=True, CACHE_PREFIX=PREFIX)
     cache = get_ranking_cache(app)
     api = app.test_client()
     for n in range(8):
         miss, hit = _post(api, _body(n)), _post(api, _body(n))
         assert (miss.headers["X-Cache"], hit.headers["X-Cache"]) == ("miss", "hit")
         assert miss.get_data() == hit.get_data()
-    assert cache.errors == 0
+    assert cache.counts["errors"] == 0
     assert cache.describe()["backend"] == "redis-cluster"
 
-    reader = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[0].port)])
+    reader = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", redis_cluster[0].port)])
     try:
         stored = list(reader.scan_iter(match=f"{PREFIX}*"))
         assert len(stored) == 16
@@ -85,13 +50,16 @@ def test_cached_answers_in_a_cluster(cluster, make_app):
         reader.close()
 
 
-def test_a_cluster_node_dies(cluster, make_app):
+def test_a_cluster_node_dies(redis_cluster, make_app):
     app = make_app(
-        REDIS_URL=cluster[0].url, REDIS_CLUSTER=True, CACHE_PREFIX=PREFIX, CACHE_BREAKER_FAILURES=2
+        REDIS_URL=redis_cluster[0].url,
+        REDIS_CLUSTER=True,
+        CACHE_PREFIX=PREFIX,
+        CACHE_BREAKER_FAILURES=2,
     )
     api = app.test_client()
     expected = [_post(api, _body(n)).get_data() for n in range(6)]
-    cluster[2].stop()
+    redis_cluster[2].stop()
     for n in range(6):
         response = _post(api, _body(n))
         assert response.status_code == 200
@@ -110,18 +78,18 @@ def test_an_unreachable_cluster_is_a_cache_that_is_down(make_app):
         assert response.status_code == 200
         assert response.headers["X-Cache"] == "miss"
     assert cache.breaker.state == OPEN
-    assert cache.errors == 2
+    assert cache.counts["errors"] == 2
     assert cache.describe() | {"backend": "redis-cluster", "state": "down"} == cache.describe()
 
 
-def test_migrations_in_a_cluster(cluster):
-    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[0].port)])
+def test_migrations_in_a_cluster(redis_cluster):
+    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", redis_cluster[0].port)])
     try:
         older = [f"{PREFIX}rank:v0:{n:064x}" for n in range(50)]  # spread over every node
         current = f"{PREFIX}rank:v{RULES_VERSION}:{0:064x}"
         for key in [*older, current]:
             client.set(key, b"x")
-        assert len({client.get_node_from_key(key).port for key in older}) == len(cluster)
+        assert len({client.get_node_from_key(key).port for key in older}) == len(redis_cluster)
         # Every migration so far purges the entries of older rules: the first finds them all.
         results = apply_pending(client, PREFIX)
         assert results[0][1].startswith("unlinked 50 ")

@@ -16,7 +16,8 @@ import redis
 from app.cache import get_ranking_cache
 from app.cache.breaker import CLOSED, OPEN
 from tests.builders import entry, model_doc, rank_body, runtime_doc, serving_runtime
-from tests.cache.servers import ManualClock, free_port
+from tests.clock import ManualClock
+from tests.servers import free_port
 
 THRESHOLD = 3
 COOLDOWN = 30.0
@@ -98,7 +99,7 @@ def test_redis_killed_mid_run_then_back(app_on, redis_server, reference, clock):
         assert _answer(response) == reference(_body())
         assert response.headers["X-Cache"] == "miss"
     # One failed operation per request until the breaker opened; nothing tried since.
-    assert cache.errors == THRESHOLD
+    assert cache.counts["errors"] == THRESHOLD
     assert cache.breaker.state == OPEN
     assert cache.describe()["state"] == "down"
     assert cache.stats()["skipped"] >= 3
@@ -123,20 +124,20 @@ def test_a_server_that_never_answers(app_on, hung_server, reference, clock, capl
         assert _answer(response) == reference(_body(n))
         assert response.headers["X-Cache"] == "miss"
     assert cache.breaker.state == OPEN
-    assert cache.errors == THRESHOLD
+    assert cache.counts["errors"] == THRESHOLD
     connections = _settled(lambda: hung_server.accepted)
     assert connections == THRESHOLD  # one attempt per request, none retried
 
     for n in range(5):  # open: no connection attempted at all
         assert _answer(_post(api, _body(n))) == reference(_body(n))
     assert _settled(lambda: hung_server.accepted) == connections
-    assert cache.errors == THRESHOLD
+    assert cache.counts["errors"] == THRESHOLD
 
     clock.advance(COOLDOWN)  # half-open: exactly one probe, which fails and re-opens
     for n in range(3):
         assert _answer(_post(api, _body(n))) == reference(_body(n))
     assert _settled(lambda: hung_server.accepted) == connections + 1
-    assert cache.errors == THRESHOLD + 1
+    assert cache.counts["errors"] == THRESHOLD + 1
     assert cache.breaker.state == OPEN
 
     messages = [r.getMessage() for r in caplog.records if r.name == CACHE_LOGGER]
@@ -228,7 +229,7 @@ def test_a_full_redis(app_on, redis_server, reference):
             response = _post(api, _body(1))
             assert response.headers["X-Cache"] == "miss"
             assert _answer(response) == reference(_body(1))
-        assert cache.errors == 2
+        assert cache.counts["errors"] == 2
         assert "OutOfMemoryError" in cache.last_error
         # Redis answered: reads still work, the breaker stays closed.
         assert cache.breaker.state == CLOSED
@@ -272,7 +273,11 @@ def test_error_replies_are_counted_but_do_not_open_the_breaker(app_on, redis_ser
         assert _answer(response) == reference(_body())
         assert response.headers["X-Cache"] == "miss"
     assert cache.breaker.state == CLOSED
-    assert cache.misses == THRESHOLD + 2 and cache.hits == 0 and cache.bypasses == 0
-    assert cache.errors == 2 * (THRESHOLD + 2)  # both GETs of every request
+    assert (
+        cache.counts["misses"] == THRESHOLD + 2
+        and cache.counts["hits"] == 0
+        and cache.counts["bypasses"] == 0
+    )
+    assert cache.counts["errors"] == 2 * (THRESHOLD + 2)  # both GETs of every request
     assert "NoPermissionError" in cache.last_error
     assert "pw" not in json.dumps(cache.describe())

@@ -6,7 +6,7 @@ import pytest
 
 from app.cache.backends import MemoryBackend
 from app.cache.framing import CachedAnswer, CorruptEntry
-from tests.cache.servers import ManualClock
+from tests.clock import ManualClock
 
 
 def _answer(n: int) -> CachedAnswer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from app.cache.ranking_cache import ThrottledLog
-from tests.cache.servers import ManualClock
+from tests.clock import ManualClock
 
 
 def test_one_line_per_interval_with_the_count_suppressed(caplog):

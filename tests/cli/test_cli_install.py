@@ -14,11 +14,12 @@ import sys
 import time
 import tomllib
 
+import pytest
 import yaml
 
 from app.version import __version__
 from tests.cli.support import ROOT, invoke
-from tests.hostile.service import free_port
+from tests.servers import free_port
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PACKAGES = ("app", "config", "migrations")
@@ -85,6 +86,7 @@ def _get(port: int, path: str, method: str = "GET") -> tuple[int, bytes]:
         connection.close()
 
 
+@pytest.mark.gunicorn
 def test_serve_runs_the_service_from_anywhere(tmp_path):
     """From a directory that holds packages named app and config (they must not stand in for the
     service's), with the store where the command was started, as `make run` keeps it."""

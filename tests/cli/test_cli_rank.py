@@ -7,8 +7,6 @@ import json
 
 import yaml
 
-from app import create_app
-from config.settings import TestConfig
 from tests.builders import entry, model_doc, runtime_doc
 from tests.cli.support import LLAMA, SEED, VLLM, invoke, line_of, write_yaml
 
@@ -16,8 +14,7 @@ SEED_TABLE = (SEED.parent / "seed_example.txt").read_text()
 SEED_MESSAGE = "Runtime team-llama will be auto-selected for model llama-3-2-3b-instruct"
 
 
-def api_answer(path: str, body: bytes, content_type: str = "application/yaml", **headers):
-    client = create_app(TestConfig()).test_client()
+def api_answer(client, path: str, body: bytes, content_type: str = "application/yaml", **headers):
     response = client.post(path, data=body, headers={"Content-Type": content_type, **headers})
     return response.status_code, response.get_data()
 
@@ -32,10 +29,10 @@ def test_select_on_the_seed_example_picks_team_llama():
     assert result.stderr == ""
 
 
-def test_select_json_is_the_apis_answer_to_the_file_itself():
+def test_select_json_is_the_apis_answer_to_the_file_itself(client):
     result = invoke("select", "-f", str(SEED), "-o", "json")
     assert result.exit_code == 0
-    assert result.stdout_bytes == api_answer("/v1/select", SEED.read_bytes())[1] + b"\n"
+    assert result.stdout_bytes == api_answer(client, "/v1/select", SEED.read_bytes())[1] + b"\n"
 
 
 def test_expect_another_runtime_exits_1():
@@ -52,10 +49,10 @@ def test_rank_prints_the_explain_table_and_says_what_is_selected_on_stderr():
     assert result.stderr == SEED_MESSAGE + "\n"
 
 
-def test_rank_json_and_yaml_are_the_apis_answers():
+def test_rank_json_and_yaml_are_the_apis_answers(client):
     for output, accept in (("json", "application/json"), ("yaml", "application/yaml")):
         result = invoke("rank", "-f", str(SEED), "-o", output)
-        expected = api_answer("/v1/rank", SEED.read_bytes(), Accept=accept)[1]
+        expected = api_answer(client, "/v1/rank", SEED.read_bytes(), Accept=accept)[1]
         assert result.stdout_bytes.rstrip(b"\n") == expected.rstrip(b"\n"), output
         assert result.exit_code == 0
 

@@ -18,8 +18,9 @@ import yaml
 
 from tests.builders import entry, isvc_doc, runtime_doc, serving_runtime, token_file
 from tests.cli.support import SEED, invoke, line_of, write_yaml
-from tests.hostile.conftest import start_service  # noqa: F401
-from tests.hostile.service import Service, free_port
+from tests.servers import Service, free_port
+
+pytestmark = pytest.mark.gunicorn  # a real server per module or test
 
 SEED_MODEL = "llama-3-2-3b-instruct"
 SEED_TABLE = (SEED.parent / "seed_example.txt").read_text()
@@ -174,7 +175,7 @@ def test_a_server_that_does_not_answer_times_out_exit_3():
     assert result.stderr == f"error: cannot reach http://127.0.0.1:{port}: timed out\n"
 
 
-def test_tokens(start_service, tmp_path):  # noqa: F811
+def test_tokens(start_service, tmp_path):
     secrets = {"sync": "sync-secret", "reader": "read-secret"}
     tokens = token_file(
         tmp_path / "tokens.yaml",

@@ -13,7 +13,9 @@ from app.cli.transport import exposed_host
 from config.settings import is_loopback_host
 from tests.builders import token_file
 from tests.cli.support import SEED, invoke
-from tests.hostile.service import Service, free_port
+from tests.servers import Service, free_port
+
+pytestmark = pytest.mark.gunicorn  # a real server per module or test
 
 SECRET = "sync-secret"
 

@@ -19,7 +19,6 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
-from tests.cache.servers import REDIS_SERVER, free_port, require_redis_server
 from tests.deploy.test_kubernetes import (
     IN_CLUSTER_REDIS,
     REDIS_PASSWORD_REF,
@@ -28,6 +27,7 @@ from tests.deploy.test_kubernetes import (
     render,
     service_deployment,
 )
+from tests.servers import REDIS_SERVER, free_port, require_redis_server
 
 PASSWORD = "0123456789abcdef" * 4  # as `openssl rand -hex 32` makes one
 REDIS_CLI = "/usr/bin/redis-cli"

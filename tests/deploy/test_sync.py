@@ -19,8 +19,7 @@ import pytest
 
 from tests.builders import token_file
 from tests.deploy.test_kubernetes import KUBE, kustomize
-from tests.hostile.conftest import start_service  # noqa: F401
-from tests.hostile.service import free_port
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "tests" / "fixtures" / "kubectl_get_seed_cluster.yaml"
@@ -120,7 +119,7 @@ def _request(port: int, method: str, path: str, body: bytes | None, who: str):
 
 
 @pytest.fixture
-def service(start_service, tmp_path):  # noqa: F811
+def service(start_service, tmp_path):
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is needed to render the CronJob")
     tokens = token_file(

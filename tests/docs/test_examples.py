@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.docs.markdown import PAGES, README, ROOT, Block, blocks, commands
-from tests.hostile.service import Service
+from tests.servers import Service
+
+pytestmark = pytest.mark.gunicorn  # a real server per module or test
 
 DOCUMENTED_ADDRESS = "127.0.0.1:8080"
 RUNNABLE = [block for page in PAGES for block in blocks(page) if block.runs]

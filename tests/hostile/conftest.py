@@ -3,12 +3,11 @@ the cases that need settings of their own or kill and stop them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 
-from tests.hostile.service import Service
+from tests.servers import Service
 
 # The shared server: a small body limit so that over-limit bodies are quick to send, and a
 # worker timeout short enough that anything blocking a worker's loop would show in its log.
@@ -24,18 +23,3 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     server = Service(tmp_path_factory.mktemp("shared"), **SHARED_SETTINGS).start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def start_service(tmp_path: Path) -> Iterator[Callable[..., Service]]:
-    """Start servers of this test's own, with settings changed; stopped afterwards."""
-    servers: list[Service] = []
-
-    def start(**environment: str) -> Service:
-        server = Service(tmp_path, **environment)
-        servers.append(server)
-        return server.start()
-
-    yield start
-    for server in servers:
-        server.stop()

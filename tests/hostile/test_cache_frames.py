@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from app.cache.framing import FLAG_ZLIB, CachedAnswer, FrameCodec
-from tests.hostile.service import SEED_YAML, YAML
+from tests.servers import SEED_YAML, YAML
 
 SECRET = "hostile-suite-cache-secret-0123456789"
 MAX_BODY = 1024 * 1024

@@ -18,7 +18,7 @@ MARGIN = 2.0  # config.settings.DEADLINE_MARGIN_SECONDS
 
 @pytest.fixture(scope="module")
 def deadline_service(tmp_path_factory):
-    from tests.hostile.service import Service
+    from tests.servers import Service
 
     server = Service(
         tmp_path_factory.mktemp("deadline"),

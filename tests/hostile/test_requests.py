@@ -12,7 +12,8 @@ import urllib.request
 
 import pytest
 
-from tests.hostile.service import SEED_YAML, Reply, exchange, read_reply
+from tests.hostile.service import Reply, exchange, read_reply
+from tests.servers import SEED_YAML
 
 ANSWER_SECONDS = 2.0
 MAX_BODY = 1024 * 1024  # the shared server's OME_RANKER_MAX_BODY_BYTES

@@ -8,7 +8,7 @@ import signal
 import threading
 import time
 
-from tests.hostile.service import SEED_YAML, YAML
+from tests.servers import SEED_YAML, YAML
 
 DRAIN_SECONDS = 3
 CONNECTIONS = 64

@@ -15,7 +15,7 @@ from app.selection import RULES_VERSION
 from migrations.__main__ import main
 from migrations.entries import glob_escape, unlink_entries
 from migrations.runner import Migration, MigrationsLocked, applied, apply_pending, discover
-from tests.cache.servers import free_port
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DIGEST = "ab" * 32

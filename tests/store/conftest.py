@@ -19,10 +19,6 @@ from app.store.base import CatalogStore
 from app.store.redis import RedisCatalogStore
 from app.store.sqlite import SqliteCatalogStore
 
-# The fixtures that start redis-server processes and form a Redis Cluster, from tests/cache.
-from tests.cache.conftest import hung_server, redis_server  # noqa: F401
-from tests.cache.test_cache_cluster import cluster  # noqa: F401
-
 CLUSTER_PREFIX = "ome-ranker-test:catalog:"
 
 
@@ -54,7 +50,7 @@ def _redis(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Cata
 
 
 def _redis_cluster(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., CatalogStore]:
-    nodes = request.getfixturevalue("cluster")
+    nodes = request.getfixturevalue("redis_cluster")
     url = nodes[0].url
     return lambda **options: RedisCatalogStore.from_url(
         url, prefix=CLUSTER_PREFIX, cluster=True, **options

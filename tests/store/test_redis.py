@@ -11,7 +11,7 @@ from redis.crc import key_slot
 
 from app.store import ClusterSettings, LimitExceeded, StoreUnavailable, UnreadableCatalog
 from app.store.redis import CLIENT_NAME, RedisCatalogStore
-from tests.cache.servers import free_port
+from tests.servers import free_port
 from tests.store.conftest import CLUSTER_PREFIX
 from tests.store.objects import catalog, model, runtime
 
@@ -190,8 +190,8 @@ def _our_connections(server) -> int:
         client.close()
 
 
-def test_a_cluster_keeps_its_keys_in_one_slot_and_clusters_spread(cluster):
-    store = RedisCatalogStore.from_url(cluster[0].url, prefix=CLUSTER_PREFIX, cluster=True)
+def test_a_cluster_keeps_its_keys_in_one_slot_and_clusters_spread(redis_cluster):
+    store = RedisCatalogStore.from_url(redis_cluster[0].url, prefix=CLUSTER_PREFIX, cluster=True)
     names = [f"cluster-{n}" for n in range(12)]
     try:
         for name in names:
@@ -202,10 +202,10 @@ def test_a_cluster_keeps_its_keys_in_one_slot_and_clusters_spread(cluster):
         store.close()
     # Closing the store closes its connections to every node.
     deadline = time.monotonic() + 5
-    while any(_our_connections(node) for node in cluster):
-        assert time.monotonic() < deadline, [_our_connections(node) for node in cluster]
+    while any(_our_connections(node) for node in redis_cluster):
+        assert time.monotonic() < deadline, [_our_connections(node) for node in redis_cluster]
         time.sleep(0.05)
-    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[0].port)])
+    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", redis_cluster[0].port)])
     try:
         keys = [key.decode() for key in client.scan_iter(match=f"{CLUSTER_PREFIX}*")]
         assert len(keys) == 2 * len(names) + 1

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.builders import token_file
-from tests.hostile.service import YAML, Service
+from tests.servers import YAML, Service
 from tests.web.catalog import CATALOG_YAML, ROOT
 
 SCREENSHOTS = ROOT / "docs" / "screenshots"

@@ -21,7 +21,7 @@ from tests.web.words import expected_rows, runtime_entries, size_text
 
 YAML = {"Content-Type": "application/yaml"}
 JSON = {"Content-Type": "application/json"}
-KUBECTL_PATH = "tests/fixtures/kubectl_get_seed_cluster.yaml"
+KUBECTL_PATH = "examples/cluster.yaml"
 KUBECTL_YAML = (ROOT / KUBECTL_PATH).read_bytes()
 
 

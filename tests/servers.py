@@ -1,0 +1,235 @@
+"""The real servers tests start, in one place: gunicorn with the shipped
+``config/gunicorn.conf.py`` on a spare loopback port (``Service``), a redis-server of the test's
+own that it may kill, fill or cluster (``RedisServer``), and a TCP server that accepts connections
+but never answers (``HungServer``). The fixtures that start them are in ``tests/conftest.py``."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+ROOT = Path(__file__).resolve().parents[1]
+CONF = ROOT / "config" / "gunicorn.conf.py"
+SEED_YAML = (ROOT / "tests" / "fixtures" / "seed_example.yaml").read_bytes()
+YAML = {"Content-Type": "application/yaml"}
+
+
+def free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        return probe.getsockname()[1]
+
+
+class Service:
+    """gunicorn started by a test; its master's log (all of stderr) goes to a file."""
+
+    def __init__(self, directory: Path, **environment: str) -> None:
+        self.port = free_port()
+        self.log_path = directory / f"gunicorn-{self.port}.log"
+        self.environment = {
+            "OME_RANKER_BIND": f"127.0.0.1:{self.port}",
+            "OME_RANKER_WORKERS": "2",
+            "OME_RANKER_DRAIN_SECONDS": "0",
+            "PROMETHEUS_MULTIPROC_DIR": str(directory / f"metrics-{self.port}"),
+            **environment,
+        }
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> Service:
+        env = {**os.environ, **self.environment}
+        for name in ("REDIS_URL", "OME_RANKER_CACHE_SECRET"):
+            if name not in self.environment:
+                env.pop(name, None)
+        command = [sys.executable, "-m", "gunicorn", "--config", str(CONF), "app:create_app()"]
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if self.request("GET", "/healthz", timeout=2)[0] == 200:
+                    return self
+            except OSError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"gunicorn did not start:\n{self.log()}")
+            time.sleep(0.1)
+
+    def stop(self, signum: int = signal.SIGTERM, timeout: float = 30) -> int | None:
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        returncode, self.process = self.process.returncode, None
+        return returncode
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def wait_for_log(self, text: str, timeout: float = 2) -> bool:
+        """Whether ``text`` appears in the log within ``timeout`` (a line written just after
+        an answer may come after the client read it)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.log():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def log_lines(self) -> list[dict]:
+        return [json.loads(line) for line in self.log().splitlines() if line.startswith("{")]
+
+    def worker_pids(self) -> set[int]:
+        booted = re.findall(r'"Booting worker with pid: (\d+)"', self.log())
+        exited = re.findall(r'"Worker exiting \(pid: (\d+)\)"', self.log())
+        return {int(pid) for pid in booted} - {int(pid) for pid in exited}
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 5,
+    ) -> tuple[int, dict[str, str], bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    def assert_still_serving(self) -> None:
+        """The master never killed a worker for its timeout, and a good request is answered
+        at once."""
+        started = time.monotonic()
+        status, headers, body = self.request("POST", "/v1/rank", SEED_YAML, YAML)
+        assert (status, headers["Content-Type"]) == (200, "application/json"), body
+        assert json.loads(body)["selected"]["name"] == "team-llama"
+        assert time.monotonic() - started < 2
+        assert "WORKER TIMEOUT" not in self.log()
+
+
+# --- Redis --------------------------------------------------------------------------------------
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+def require_redis_server() -> None:
+    """Skip without a redis-server binary, except under CI=true, where that is a failure."""
+    if not os.access(REDIS_SERVER, os.X_OK):
+        message = f"no redis-server binary at {REDIS_SERVER}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+class RedisServer:
+    """A redis-server process on a free port that keeps nothing on disk."""
+
+    def __init__(self, directory: Path, *options: str) -> None:
+        self.port = free_port()
+        self.directory = directory
+        self.options = options
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def client(self) -> redis.Redis:
+        """A client for the test to poke the server with; the caller closes it."""
+        return redis.Redis(port=self.port, socket_connect_timeout=2, socket_timeout=5)
+
+    def start(self) -> RedisServer:
+        self.process = subprocess.Popen(
+            [
+                REDIS_SERVER,
+                *("--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory)),
+                *("--save", "", "--appendonly", "no", "--loglevel", "warning"),
+                *self.options,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            probe = redis.Redis(port=self.port, socket_connect_timeout=0.2, socket_timeout=1)
+            try:
+                probe.ping()
+                return self
+            except redis.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"redis-server on port {self.port} did not start") from None
+                time.sleep(0.02)
+            finally:
+                probe.close()
+
+    def stop(self) -> None:
+        """Kill it (SIGKILL: no goodbye to the clients, as when a node dies)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+class HungServer:
+    """Accepts TCP connections and never sends a byte, like a Redis stuck in a long command or a
+    firewall that swallows packets after the handshake. Counts the connections it accepted."""
+
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)
+        self.port = self._listener.getsockname()[1]
+        self.accepted = 0
+        self._connections: list[socket.socket] = []
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._accept_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _accept_forever(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                connection, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            self._connections.append(connection)
+            self.accepted += 1
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._thread.join()
+        for connection in self._connections:
+            with contextlib.suppress(OSError):
+                connection.close()
+        self._listener.close()
