@@ -145,3 +145,16 @@ def test_an_unexpected_error_is_logged_with_its_traceback_and_id(app, capsys):
     assert error_line["requestId"] == "boom-1"
     assert "RuntimeError: kaboom" in error_line["exc"]
     assert (request_line["status"], request_line["error"]) == (500, "InternalError")
+
+
+def test_the_documented_log_lines_have_the_fields_of_the_real_ones(client, capsys):
+    page = (Path(__file__).resolve().parents[1] / "docs" / "operations.md").read_text("utf-8")
+    logs = page[page.index("\n## Logs\n") :]
+    documented = [
+        json.loads(block.replace("\n", ""))
+        for block in logs.split("```json\n")[1:3]
+        for block in [block.split("\n```", 1)[0]]
+    ]
+    client.post("/v1/rank", data=SEED_YAML, headers=YAML)
+    selected, request_line = json_lines(capsys.readouterr().err)
+    assert [list(line) for line in documented] == [list(request_line), list(selected)]
