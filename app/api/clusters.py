@@ -58,7 +58,8 @@ def _tagged(description: str, schema: type) -> dict[str, Any]:
     return answer(description, schema, JSON_OR_YAML, headers=("ETag",))
 
 
-SETTINGS_KEYS = frozenset(field.data_key or name for name, field in SETTINGS.fields.items())
+# Each setting's attribute (ClusterSettings) and its key in JSON.
+SETTINGS_KEYS = {name: field.data_key or name for name, field in SETTINGS.fields.items()}
 
 
 def info_body(info: ClusterInfo) -> dict[str, Any]:
@@ -79,14 +80,12 @@ def reply(body: Any, status: int = 200, info: ClusterInfo | None = None) -> Resp
 def _settings(body: Any) -> ClusterSettings:
     if not isinstance(body, dict):
         raise errors.MalformedRequest("cluster settings must be a JSON object")
-    unknown = set(body) - SETTINGS_KEYS
+    unknown = set(body) - set(SETTINGS_KEYS.values())
     if unknown:
         raise errors.MalformedRequest(f"unknown settings: {', '.join(sorted(unknown))}")
-    values: dict[str, Any] = {
-        name: body.get(field.data_key or name) for name, field in SETTINGS.fields.items()
-    }
+    values: dict[str, Any] = {name: body.get(key) for name, key in SETTINGS_KEYS.items()}
     problems = {
-        SETTINGS.fields[name].data_key or name: ["Not a valid string."]
+        SETTINGS_KEYS[name]: ["Not a valid string."]
         for name, value in values.items()
         if value is not None and not isinstance(value, str)
     }

@@ -18,7 +18,7 @@ from flask import Flask
 from marshmallow import fields
 
 from app import errors
-from app.http.described import JSON, Operation, operation_of
+from app.http.described import JSON, Operation, operation_of, parameter
 from app.http.observability import REQUEST_ID_HEADER, REQUEST_ID_MAX_LENGTH
 from app.schemas.api import ErrorSchema
 from app.schemas.fields import AnnotationValue, StrictBoolean, StrictInteger
@@ -74,41 +74,35 @@ HEADERS = {
 }
 
 
-def _parameter(where: str, name: str, description: str) -> dict[str, Any]:
-    return {"in": where, "name": name, "description": description, "schema": {"type": "string"}}
-
-
 PARAMETERS = {
-    "RequestId": _parameter(
-        "header",
+    "RequestId": parameter(
         REQUEST_ID_HEADER,
         f"Correlates the request's log lines; echoed back. One of 1 to {REQUEST_ID_MAX_LENGTH} "
         "visible ASCII characters; any other value is replaced by a generated id (never "
         "rejected, so the schema does not restrict it).",
-    ),
-    "CacheControl": _parameter(
         "header",
+    ),
+    "CacheControl": parameter(
         "Cache-Control",
         "`no-cache` answers without reading the ranking cache (the answer is still stored); "
         "anything else is ignored.",
-    ),
-    "IfMatch": _parameter(
         "header",
+    ),
+    "IfMatch": parameter(
         "If-Match",
         'A write happens only while the ETag is still this (`"<generation>"`).',
+        "header",
     ),
-    "IfNoneMatch": _parameter(
-        "header", "If-None-Match", "304 when the catalog's ETag is still this: poll for free."
+    "IfNoneMatch": parameter(
+        "If-None-Match", "304 when the catalog's ETag is still this: poll for free.", "header"
     ),
-    "Namespace": _parameter("query", "namespace", "Target namespace, when the body names none."),
-    "OmeVersion": _parameter(
-        "query",
+    "Namespace": parameter("namespace", "Target namespace, when the body names none."),
+    "OmeVersion": parameter(
         "omeVersion",
         "OME version whose rules apply (default 1.3, or the cluster's), when the body names "
         "none; anything that is not a version is a 422 `InvalidDocument`.",
     ),
-    "ModelCacheProvider": _parameter(
-        "query",
+    "ModelCacheProvider": parameter(
         "modelCacheProvider",
         "The model cache provider the cluster's OME is configured with, when the body (or the "
         "stored cluster) names none (absent: none is configured). Only sharded models read it.",
@@ -176,8 +170,8 @@ class _Builder:
             if name == REQUEST_ID_HEADER:
                 header.update(required=True, schema={**schema, "maxLength": REQUEST_ID_MAX_LENGTH})
             components.header(name, header)
-        for name, parameter in PARAMETERS.items():
-            components.parameter(name, parameter["in"], parameter)
+        for name, shared in PARAMETERS.items():
+            components.parameter(name, shared["in"], shared)
         components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
         for code in (*ROUTING_ERRORS, *(error.code for error in SERVER_ERRORS)):
             components.response(code, self.error_response((code,), ()))
@@ -205,13 +199,7 @@ class _Builder:
         declared = {p["name"] for p in operation.parameters if isinstance(p, dict)}
         parameters: list[Any] = ["RequestId"]
         parameters += [
-            {
-                "in": "path",
-                "name": name,
-                "required": True,
-                "description": PATH_PARAMETERS[name],
-                "schema": {"type": "string"},
-            }
+            parameter(name, PATH_PARAMETERS[name], "path", required=True)
             for name in arguments
             if name not in declared
         ]

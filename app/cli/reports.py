@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from app.rendering.encode import counted
 from app.rendering.lint import counts_line
 
 from . import output
@@ -88,10 +89,6 @@ def finding_lines(answer: dict[str, Any], sent: Sent, severity: str) -> list[str
     return lines
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
 @click.command()
 @click.option(
     "--current",
@@ -143,7 +140,7 @@ def impact(**options: Any) -> None:
             current = load(options["current"], recursive)
             proposed = load(options["proposed"], recursive)
             sides = [
-                _count(len(current), "object") + " from --current",
+                counted(len(current), "object") + " from --current",
                 f"{len(proposed)} from --proposed",
             ]
             sent = Sent(current + proposed, {"current": current, "proposed": proposed})
@@ -157,7 +154,7 @@ def impact(**options: Any) -> None:
                 raise Failure("give the change with -f PATH and/or --delete KIND/NAMESPACE/NAME")
             sent = Sent(load(options["filenames"], recursive))
             if options["filenames"]:
-                sides = [_count(len(sent.manifests), "object") + " from -f"]
+                sides = [counted(len(sent.manifests), "object") + " from -f"]
             params = [("delete", deletion) for deletion in options["deletions"]]
             call = Call("POST", endpoint_path("impact", cluster), params, sent, sent.body())
         reply, answer = api.answer(call)
@@ -165,7 +162,7 @@ def impact(**options: Any) -> None:
             api.show(call, reply, options["output"])
     read = f" (read {', '.join(sides)})" if sides else ""
     output.note(
-        f"{answer['count']} of {_count(answer['checked'], 'InferenceService')} would change{read}"
+        f"{answer['count']} of {counted(answer['checked'], 'InferenceService')} would change{read}"
     )
     if options["fail_on_change"] and answer["count"] > 0:
         raise Failure("InferenceServices would change (--fail-on-change)", NOT_SELECTED)
@@ -215,5 +212,5 @@ def selections(**options: Any) -> None:
     ]
     if missing:
         raise Failure(
-            f"{_count(len(missing), 'InferenceService')} would get no runtime", NOT_SELECTED
+            f"{counted(len(missing), 'InferenceService')} would get no runtime", NOT_SELECTED
         )

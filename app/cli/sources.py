@@ -27,6 +27,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from app.errors import MalformedRequest
 from app.reading.decoding import decode_json_body
 from app.reading.yaml_loader import load_documents
+from app.rendering.encode import counted
 
 from .output import warn
 
@@ -155,7 +156,7 @@ def _report_unread(paths: list[str]) -> None:
             if os.path.realpath(directory) in reported:
                 continue
             reported.add(os.path.realpath(directory))
-            warn(f"not read without -R: {directory} ({count} file{'' if count == 1 else 's'})")
+            warn(f"not read without -R: {directory} ({counted(count, 'file')})")
 
 
 def parse(raw: bytes, name: str) -> list[Manifest]:

@@ -8,11 +8,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from app.reading.decoding import YAML_TYPES
+
 JSON = "application/json"
 YAML = "application/yaml"
 TEXT = "text/plain"
 # The media types a YAML body may come as.
-YAML_BODIES = (YAML, "application/x-yaml", "text/yaml")
+YAML_BODIES = YAML_TYPES
 # ``Accept`` picks one of these (app/http/respond.py).
 NEGOTIATED = (JSON, TEXT, YAML)
 

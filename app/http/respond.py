@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from flask import Response, request
 
+from app.reading.decoding import YAML_TYPES
 from app.rendering.answers import (
     JSON_MIME,
     OUTPUT_JSON,
@@ -21,14 +22,13 @@ from .access import etag
 from .limits import check_answer
 
 # What a request may ask for, in the order a tie prefers.
-OUTPUTS = ("application/json", "text/plain", "application/yaml", "application/x-yaml", "text/yaml")
-YAML_OUTPUTS = frozenset({"application/yaml", "application/x-yaml", "text/yaml"})
+OUTPUTS = ("application/json", "text/plain", *YAML_TYPES)
 
 
 def wanted_output() -> str:
     """JSON (the default), text or YAML, by ``Accept``."""
     wanted = request.accept_mimetypes.best_match(OUTPUTS, default=JSON_MIME)
-    if wanted in YAML_OUTPUTS:
+    if wanted in YAML_TYPES:
         return OUTPUT_YAML
     return OUTPUT_TEXT if wanted == "text/plain" else OUTPUT_JSON
 

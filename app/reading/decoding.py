@@ -23,7 +23,8 @@ from app.errors import MalformedRequest, UnsupportedMediaType
 
 MAX_DEPTH = 200
 JSON_TYPES = frozenset({"application/json"})
-YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml"})
+# The media types a YAML body comes as, the registered one first.
+YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml")
 
 
 def clip(value: object, limit: int = 80) -> str:

@@ -58,3 +58,8 @@ def to_json(body: Any) -> bytes:
 
 def to_yaml(body: Any) -> bytes:
     return yaml.safe_dump(body, sort_keys=False, allow_unicode=True).encode()
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 error``, ``2 errors``: English plurals of the nouns the answers count."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"

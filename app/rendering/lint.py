@@ -6,7 +6,7 @@ from typing import Any
 
 from app.selection.admission import ERROR, INFO, WARNING, Admission, Finding
 
-from .encode import printable
+from .encode import counted, printable
 
 
 def finding_body(finding: Finding) -> dict[str, Any]:
@@ -29,11 +29,9 @@ def _where(finding: Finding) -> str:
 def counts_line(counts: dict[str, int]) -> str:
     """``1 error, 0 warnings, 2 infos``: the last line of a lint answer's text."""
 
-    def count(severity: str) -> str:
-        number = counts.get(severity, 0)
-        return f"{number} {severity}{'' if number == 1 else 's'}"
-
-    return ", ".join(count(severity) for severity in (ERROR, WARNING, INFO))
+    return ", ".join(
+        counted(counts.get(severity, 0), severity) for severity in (ERROR, WARNING, INFO)
+    )
 
 
 def lint_text(admission: Admission) -> str:
