@@ -28,22 +28,47 @@ from app.reading.objects import ObjectStream
 from app.rendering.answers import rendered
 from app.rendering.lint import finding_body, lint_text, message_bytes
 from app.rendering.selections import ignored_body
+from app.schemas import crd
 from app.schemas.answers import LintSchema
 from app.selection.admission import Admission, admit, planned_admission_rankings
 from app.selection.catalog import CatalogView, ObjectKey
+from app.selection.findings import Finding, Refusal
 from app.store import ClusterInfo
 
+CLASS_KIND = "AcceleratorClass"
 bp = Blueprint("lint", __name__)
 bp.before_request(stateless_access)
 
 
-def _lint(
-    view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey] | None = None
-) -> Admission:
+def _lint(view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey]) -> Admission:
     full_runners = frozenset(stream.full_runners)
     planned = planned_admission_rankings(view, checked=checked, full_runners=full_runners)
     check_rankings((planned, len(view.runtimes)))
-    return admit(view, invalid=stream.invalid, checked=checked, full_runners=full_runners)
+    invalid = [finding for finding in stream.invalid if _key(finding) not in stream.refused]
+    return admit(
+        view,
+        invalid=invalid,
+        checked=checked,
+        full_runners=full_runners,
+        manifests=stream.manifests,
+        refused_by_schema={key: _refusals(found) for key, found in stream.refused.items()},
+        accelerator_classes=_classes(stream),
+    )
+
+
+def _classes(stream: ObjectStream) -> frozenset[str] | None:
+    """The AcceleratorClasses the request holds; None (not known) when it holds none (rules
+    §20.8)."""
+    names = frozenset(other.name or "" for other in stream.others if other.kind == CLASS_KIND)
+    return names or None
+
+
+def _key(finding: Finding) -> ObjectKey:
+    return (finding.kind, finding.namespace or "", finding.name)
+
+
+def _refusals(found: tuple[crd.Refusal, ...]) -> list[Refusal]:
+    return [(refusal.code, refusal.field, refusal.message) for refusal in found]
 
 
 def _answer(admission: Admission, stream: ObjectStream, info: ClusterInfo | None = None):
@@ -74,14 +99,15 @@ def _answer(admission: Admission, stream: ObjectStream, info: ClusterInfo | None
 )
 def lint() -> Response:
     """What applying the body's objects to a cluster that holds exactly them would answer."""
-    stream = objects_within_bounds()
+    stream = objects_within_bounds(strict=True)
     deadline.check()
     view = CatalogView.of(
         stream.documents(),
         ome_version=ome_version(),
         model_cache_provider=model_cache_provider(),
     )
-    return _answer(_lint(view, stream), stream)
+    checked = frozenset(stream.manifests)
+    return _answer(_lint(view, stream, checked), stream)
 
 
 @bp.post("/v1/clusters/<cluster>/lint")
@@ -104,11 +130,11 @@ def lint_cluster(cluster: str) -> Response:
     may_read(cluster)
     documents = documents_or_404(cluster)
     settings = documents.info.settings
-    stream = objects_within_bounds()
+    stream = objects_within_bounds(strict=True)
     deadline.check()
     view = documents.view().laid_over(stream.documents())
     view = view.with_settings(
         ome_version(settings.ome_version), model_cache_provider(settings.model_cache_provider)
     )
-    checked = frozenset(item.key for item in stream.objects)
+    checked = frozenset(stream.manifests)
     return _answer(_lint(view, stream, checked), stream, documents.info)

@@ -36,6 +36,9 @@ ENTRY_KEY = re.compile(
     rf":v(?P<rules>\d+):[0-9a-f]{{64}}\Z"
 )
 
+# Fields only admission reads (rules §18): no cached answer depends on them, so requests that
+# differ in them alone share a key (a model's storage URI changes with every copy of it).
+NOT_IN_KEY = frozenset({"Entry.version", "Model.storage_uri"})
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 # canonical_inputs splices the runtimes in as the last member of the document, which is only
 # canonical (sorted keys) while "runtimes" sorts after every other key (a test keeps it so).
@@ -60,7 +63,11 @@ def _plain(value: Any) -> Any:
     if names is None:
         if not is_dataclass(kind):
             raise TypeError(f"cannot encode {kind.__name__} in a cache key")
-        names = _FIELD_NAMES[kind] = tuple(field.name for field in fields(kind))
+        names = _FIELD_NAMES[kind] = tuple(
+            field.name
+            for field in fields(kind)
+            if f"{kind.__name__}.{field.name}" not in NOT_IN_KEY
+        )
     return {name: _plain(getattr(value, name)) for name in names}
 
 

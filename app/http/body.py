@@ -109,6 +109,7 @@ def ranking_request(raw: bytes, *, require_model: bool = True) -> ManifestStream
     return request_of(is_yaml, data, require_model=require_model)
 
 
-def objects(limit: int | None = None) -> ObjectStream:
-    """The body's objects, any number of each kind (lint, impact, selections, catalog writes)."""
-    return read_objects(read_body(), content_type(), limit=limit)
+def objects(limit: int | None = None, *, strict: bool = False) -> ObjectStream:
+    """The body's objects, any number of each kind (lint, impact, selections, catalog writes);
+    ``strict``: also as the API server decodes and validates them (lint)."""
+    return read_objects(read_body(), content_type(), limit=limit, strict=strict)

@@ -75,9 +75,9 @@ def check_body_runtimes(stream: ObjectStream) -> None:
         )
 
 
-def objects_within_bounds() -> ObjectStream:
+def objects_within_bounds(*, strict: bool = False) -> ObjectStream:
     """The body's objects (lint, impact, selections): at most a cluster's worth, and at most
-    as many runtimes as one ranking reads."""
-    stream = objects(limit=current_app.config["MAX_OBJECTS_PER_CLUSTER"])
+    as many runtimes as one ranking reads. ``strict``: see ``read_objects``."""
+    stream = objects(limit=current_app.config["MAX_OBJECTS_PER_CLUSTER"], strict=strict)
     check_body_runtimes(stream)
     return stream

@@ -7,10 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
-from app.schemas.objects import load_object
-from app.selection.admission import ERROR, Finding
-from app.selection.budget import checked
+from app.schemas import crd
+from app.schemas.objects import CLUSTER_SCOPED, DEFAULT_NAMESPACE, load_object
+from app.selection.budget import checked, checkpoint
+from app.selection.catalog import ObjectKey
 from app.selection.documents import InferenceService, Model, OtherObject, RepeatedObject, Runtime
+from app.selection.findings import ERROR, Finding
+from app.selection.service_rules import get
 from app.selection.warnings import repeat_warnings
 from app.store import StoredObject
 
@@ -28,6 +31,10 @@ class ObjectStream:
     problems: dict[str, list[str]] = field(default_factory=dict)  # every invalid object's
     invalid: list[Finding] = field(default_factory=list)  # the API server's refusals
     full_runners: set[tuple[str | None, str]] = field(default_factory=set)
+    # Read strictly (lint): each object's manifest as applied, and what the API server's
+    # strict decoding and CRD schema refuse of it (rules §18 "Parity").
+    manifests: dict[ObjectKey, dict] = field(default_factory=dict)
+    refused: dict[ObjectKey, tuple[crd.Refusal, ...]] = field(default_factory=dict)
 
     def documents(self) -> list[Document]:
         """The valid objects' documents, in order."""
@@ -44,23 +51,50 @@ def decoded_documents(raw: bytes, mimetype: str) -> list:
     return data if is_yaml or isinstance(data, list) else [data]
 
 
-def read_objects(raw: bytes, mimetype: str, limit: int | None = None) -> ObjectStream:
+def read_objects(
+    raw: bytes, mimetype: str, limit: int | None = None, *, strict: bool = False
+) -> ObjectStream:
     """The body's objects; 400 when it does not decode, 422 (``LimitExceeded``) over ``limit``.
-    Invalid objects are collected, not raised: see ``ObjectStream.refuse_invalid``."""
-    return objects_in(decoded_documents(raw, mimetype), limit=limit)
+    Invalid objects are collected, not raised: see ``ObjectStream.refuse_invalid``. ``strict``:
+    also as the API server decodes and validates them (lint)."""
+    return objects_in(decoded_documents(raw, mimetype), limit=limit, strict=strict)
 
 
 def objects_in(
-    documents: list, what: str = "document", first: int = 1, limit: int | None = None
+    documents: list,
+    what: str = "document",
+    first: int = 1,
+    limit: int | None = None,
+    *,
+    strict: bool = False,
 ) -> ObjectStream:
     """The objects of decoded documents, labelled ``<what> <n>`` from ``first``."""
     found = manifests.collect(documents, what, first)
     read, others = manifests.split_objects(found)
-    return objects_of(read, others, limit)
+    return objects_of(read, others, limit, strict=strict)
+
+
+def manifest_key(manifest: dict) -> ObjectKey:
+    """How a cluster keys the object a manifest applies, before it is validated: kind,
+    namespace (``default`` for a namespaced one that names none, "" at cluster scope), name."""
+    kind = str(manifest["kind"])
+    metadata = manifest.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    name = metadata.get("name")
+    namespace = metadata.get("namespace")
+    if kind in CLUSTER_SCOPED:
+        namespace = ""
+    elif not isinstance(namespace, str) or not namespace:
+        namespace = DEFAULT_NAMESPACE
+    return kind, namespace, name if isinstance(name, str) else ""
 
 
 def objects_of(
-    read: list[tuple[str, dict]], others: list[OtherObject], limit: int | None = None
+    read: list[tuple[str, dict]],
+    others: list[OtherObject],
+    limit: int | None = None,
+    *,
+    strict: bool = False,
 ) -> ObjectStream:
     if limit is not None and len(read) > limit:
         raise errors.LimitExceeded(
@@ -74,6 +108,15 @@ def objects_of(
     kept: dict[tuple, StoredObject] = {}
     counts: dict[tuple, int] = {}
     for label, manifest in checked(read, every=8):
+        if strict:
+            checkpoint()
+            key = manifest_key(manifest)
+            stream.manifests[key] = manifest
+            refusals = crd.refusals(manifest)
+            if refusals:
+                stream.refused[key] = refusals
+            else:
+                stream.refused.pop(key, None)  # the last one applied is the one judged
         problems: dict[str, list[str]] = {}
         loaded = load_object(manifest, label, problems)
         if loaded is None:
@@ -94,59 +137,29 @@ def objects_of(
     return stream
 
 
-def _get(value: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
-
-
 def _has_image(runner: Any) -> bool:
-    image = _get(runner, "image")
+    image = get(runner, "image")
     return isinstance(image, str) and image != ""
 
 
 def has_full_runner(manifest: dict) -> bool:
     """OME's "complete runner configuration": ``engine.runner.image``, or a runner image on
     both ``engine.leader`` and ``engine.worker``."""
-    engine = _get(manifest, "spec", "engine")
+    engine = get(manifest, "spec", "engine")
     if not isinstance(engine, dict):
         return False
     if _has_image(engine.get("runner")):
         return True
     leader, worker = engine.get("leader"), engine.get("worker")
     if leader is not None and worker is not None:
-        return _has_image(_get(leader, "runner")) and _has_image(_get(worker, "runner"))
+        return _has_image(get(leader, "runner")) and _has_image(get(worker, "runner"))
     return False
 
 
 def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Finding:
     """What the API server says of an object its CRD's schema refuses."""
     kind = str(manifest["kind"])  # one of the five kinds: the stream sorted the others out
-    metadata = manifest.get("metadata")
-    if not isinstance(metadata, dict):
-        metadata = {}
-    name = metadata.get("name")
-    if not isinstance(name, str):
-        name = ""
-    namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
-    entries = _get(manifest, "spec", "supportedModelFormats")
-    if isinstance(entries, list):
-        for index, entry in enumerate(entries):
-            priority = _get(entry, "priority")
-            if isinstance(priority, int) and not isinstance(priority, bool) and priority < 1:
-                where = f"spec.supportedModelFormats[{index}].priority"
-                return Finding(
-                    ERROR,
-                    kind,
-                    namespace,
-                    name,
-                    where,
-                    "PriorityBelowMinimum",
-                    f'The {kind} "{name}" is invalid: {where}: Invalid value: {priority}: '
-                    f"{where} in body should be greater than or equal to 1",
-                )
+    _, namespace, name = manifest_key(manifest)
     prefix = f"{label}."  # the object's own path, not the request's (rules §18)
     fields = sorted(path.removeprefix(prefix) for path in problems)
     detail = "; ".join(
@@ -156,7 +169,7 @@ def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Find
     return Finding(
         ERROR,
         kind,
-        namespace,
+        namespace or None,
         name,
         fields[0] if fields else None,
         "Invalid",

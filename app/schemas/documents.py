@@ -109,6 +109,21 @@ class DiffusionPipelineSchema(_Lenient):
         return doc.DiffusionPipeline(data["class_name"], components, additional)
 
 
+def is_pvc_uri(value: object) -> bool:
+    return isinstance(value, str) and value.startswith("pvc://")
+
+
+class StorageSchema(_Lenient):
+    """A model's ``storage``: its URI is read only when it names a PVC (the InferenceService
+    webhook's namespace rule, rules §18); any other is not kept."""
+
+    uri = opt_str(data_key="storageUri")
+
+    @post_load
+    def build(self, data, **kwargs) -> str | None:
+        return data["uri"] if is_pvc_uri(data["uri"]) else None
+
+
 class ModelSpecSchema(_Lenient):
     format = opt_nested(ModelFormatSchema, data_key="modelFormat")
     framework = opt_nested(ModelRefSchema, data_key="modelFramework")
@@ -118,6 +133,7 @@ class ModelSpecSchema(_Lenient):
     diffusion = opt_nested(DiffusionPipelineSchema, data_key="diffusionPipeline")
     distribution = opt_str()
     disabled = opt_bool()
+    storage_uri = opt_nested(StorageSchema, data_key="storage")
 
 
 class ModelDocumentSchema(_Lenient):
@@ -172,6 +188,7 @@ class EntrySchema(_Lenient):
     # rules §1.2/§13: the CRD refuses priority < 1, disabled runtime or not; it is an int32.
     priority = opt_int(validate=[PRIORITY_RANGE_MIN, PRIORITY_RANGE_MAX])
     cache_providers = opt_list(fields.String(), data_key="modelCacheProviders")
+    version = opt_str()  # read only by the webhook's same-priority rule (rules §18)
 
     @post_load
     def build(self, data, **kwargs) -> doc.Entry:

@@ -73,8 +73,10 @@ def _entry(value: Any) -> Any:
     quantization = value.get("quantization")
     auto_select = value.get("autoSelect")
     priority = value.get("priority")
+    version = value.get("version")
     if (
         _opt_str(name) is _NOT_SIMPLE
+        or _opt_str(version) is _NOT_SIMPLE
         or _opt_str(architecture) is _NOT_SIMPLE
         or _opt_str(quantization) is _NOT_SIMPLE
         or _opt_bool(auto_select) is _NOT_SIMPLE
@@ -99,6 +101,7 @@ def _entry(value: Any) -> Any:
         auto_select,
         priority,
         providers,
+        version,
     )
 
 

@@ -27,6 +27,7 @@ from .documents import (
     MODEL_KINDS,
     RUNTIME_KINDS,
     inference_service_document_schema,
+    is_pvc_uri,
     model_document_schema,
     runtime_document_schema,
 )
@@ -50,6 +51,13 @@ class Values:
 
     def __init__(self, shape: dict) -> None:
         self.shape = shape
+
+
+class KeepIf:
+    """A value kept only when ``test`` holds for it (the key is dropped otherwise)."""
+
+    def __init__(self, test: Any) -> None:
+        self.test = test
 
 
 def _shape_of_field(field: fields.Field) -> Any:
@@ -96,8 +104,16 @@ def _kind_shape(schema: Schema, kind: str) -> dict:
     return shape
 
 
+def _model_shape(kind: str) -> dict:
+    """A model's storage URI is read only when it names a PVC (the InferenceService webhook's
+    namespace rule); any other URI, which may carry a credential, is not kept."""
+    shape = _kind_shape(model_document_schema, kind)
+    shape["spec"]["storage"]["storageUri"] = KeepIf(is_pvc_uri)
+    return shape
+
+
 SHAPES: dict[str, dict] = {
-    **{kind: _kind_shape(model_document_schema, kind) for kind in MODEL_KINDS},
+    **{kind: _model_shape(kind) for kind in MODEL_KINDS},
     **{kind: _kind_shape(runtime_document_schema, kind) for kind in RUNTIME_KINDS},
     ISVC_KIND: _kind_shape(inference_service_document_schema, ISVC_KIND),
 }
@@ -118,7 +134,11 @@ def _kept(value: Any, shape: Any) -> Any:
         return {key: _kept(item, shape.shape) for key, item in value.items()}
     if not isinstance(value, dict):
         return value
-    return {key: _kept(item, shape[key]) for key, item in value.items() if key in shape}
+    return {
+        key: _kept(item, shape[key])
+        for key, item in value.items()
+        if key in shape and not (isinstance(shape[key], KeepIf) and not shape[key].test(item))
+    }
 
 
 def stored_form(manifest: dict) -> dict:

@@ -73,6 +73,7 @@ class Model:
     diffusion: DiffusionPipeline | None = None
     distribution: str | None = None
     disabled: bool | None = None  # only admission reads it (rules §18)
+    storage_uri: str | None = None  # spec.storage.storageUri: only admission reads it (§18)
 
     @property
     def is_cluster(self) -> bool:
@@ -101,6 +102,7 @@ class Entry:
     auto_select: bool | None = None  # absent != false (rules §3, §4)
     priority: int | None = None  # 1 when absent, but §13 tells absent from 1
     cache_providers: tuple[str, ...] | None = None  # modelCacheProviders (rules §3.1)
+    version: str | None = None  # the entry's own version: only the webhook compares it (§18)
 
     @property
     def effective_priority(self) -> int:

@@ -26,8 +26,11 @@ from typing import Any
 
 from app.selection.documents import InferenceService, Model, Runtime
 
-CODEC_VERSION = 1
+CODEC_VERSION = 2
 Document = Runtime | Model | InferenceService
+# Version 2 appended ``Entry.version`` and ``Model.storage_uri`` (both read by admission only,
+# both None when absent): a version-1 value is the same value without them, read as such.
+_RUNTIME_ENTRIES = 2 + [field.name for field in fields(Runtime)].index("entries")
 # The tag names the top-level class in the stored form: part of the format, like the version.
 DOCUMENT_TAGS: dict[type, str] = {Runtime: "R", Model: "M", InferenceService: "I"}
 
@@ -359,6 +362,8 @@ def decode(value: Any) -> Document:
     """The document ``encode`` gave ``value`` for; ``UnreadableDocument`` for anything else.
     ``value`` is parsed JSON that the caller gives away: its arrays are converted in place."""
     try:
+        if value[0] == 1:
+            _from_version_1(value)
         if value[0] != CODEC_VERSION:
             raise UnreadableDocument(f"stored with codec version {value[0]!r}, not {CODEC_VERSION}")
         return _DECODE_BY_TAG[value[1]](value[2:])
@@ -366,6 +371,16 @@ def decode(value: Any) -> Document:
         raise
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
         raise UnreadableDocument(f"not a stored document: {error!r}") from None
+
+
+def _from_version_1(value: list) -> None:
+    """A version-1 value as version 2 writes it, in place (the appended fields absent)."""
+    if value[1] == "R":
+        for entry in value[_RUNTIME_ENTRIES]:
+            entry.append(None)
+    elif value[1] == "M":
+        value.append(None)
+    value[0] = 2
 
 
 def decode_all(values: Iterable[Any]) -> list[Document]:

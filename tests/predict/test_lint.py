@@ -9,12 +9,19 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
+from tests.builders import entry, isvc_doc, runtime_doc, serving_runtime
+from tests.builders import model_doc as bare_model_doc
 
 SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
 TEXT = {"Accept": "text/plain"}
 BARE = {"format_name": None, "framework": None, "architecture": None}  # no modelFormat/Framework
+
+
+def model_doc(*args, **kwargs):
+    """A model as the CRD takes it: ``spec.storage`` is required."""
+    kwargs.setdefault("storage", {"storageUri": "hf://meta-llama/Llama-3.2-1B"})
+    return bare_model_doc(*args, **kwargs)
 
 
 def bare(**options):
@@ -42,6 +49,22 @@ def errors(client, *documents, **kwargs):
     return findings(client, *documents, severity="error", **kwargs)
 
 
+SCHEMA = {"UnknownField", "Required", "Unsupported", "Invalid"}
+
+
+def webhook_refusals(client, *documents, **kwargs):
+    """(kind, name, message) of what OME's webhooks refuse, whether it is an object's error or,
+    after the API server's refusal of an entry without modelFormat and modelFramework (which
+    the CRD requires), an ``AlsoRefused`` info: OME's rules for such entries still run."""
+    found = []
+    for severity, kind, name, code, message in findings(client, *documents, **kwargs):
+        if severity == "error" and code not in SCHEMA:
+            found.append((kind, name, message))
+        elif code == "AlsoRefused":
+            found.append((kind, name, message.removeprefix("then: ")))
+    return found
+
+
 def test_the_seed_example_is_admitted(client):
     answer = client.post("/v1/lint", data=SEED_YAML, headers=YAML).get_json()
     assert answer["admitted"] is True
@@ -51,25 +74,23 @@ def test_the_seed_example_is_admitted(client):
 def test_same_priority_refuses_both_runtimes_naming_the_other(client):
     a = runtime_doc("a", bare(priority=2), protocolVersions=["openAI"])
     b = runtime_doc("b", bare(priority=2), protocolVersions=["openAI", "cohere"])
-    found = errors(client, a, b)
+    found = webhook_refusals(client, a, b)
     assert found == [
         (
-            "error",
             "ClusterServingRuntime",
             "a",
-            "SamePriority",
             "same priority assigned for the model format safetensors in the "
             "clusterservingruntimes b and a",
         ),
         (
-            "error",
             "ClusterServingRuntime",
             "b",
-            "SamePriority",
             "same priority assigned for the model format safetensors in the "
             "clusterservingruntimes a and b",
         ),
     ]
+    # The API server refuses such entries first (the CRD requires both fields): the error.
+    assert [f[3] for f in errors(client, a, b)] == ["Required", "Required"]
     answer = lint(client, a, b).get_json()
     assert answer["admitted"] is False
 
@@ -80,8 +101,8 @@ def test_same_priority_for_serving_runtimes_names_the_namespace(client):
     elsewhere = serving_runtime(
         "c", bare(priority=3), namespace="other", protocolVersions=["openAI"]
     )
-    found = errors(client, a, b, elsewhere)
-    assert [f[4] for f in found] == [
+    found = webhook_refusals(client, a, b, elsewhere)
+    assert [f[2] for f in found] == [
         "same priority assigned for the model format safetensors in the servingruntimes b and a "
         "in namespace demo",
         "same priority assigned for the model format safetensors in the servingruntimes a and b "
@@ -133,9 +154,9 @@ def test_what_keeps_two_runtimes_from_clashing(client, change):
         item["name"] = override.get("name", "safetensors")
         return runtime_doc(runtime_name, item, **spec)
 
-    found = errors(client, make("a"), make("b", **change))
+    found = webhook_refusals(client, make("a"), make("b", **change))
     if change.get("clash"):
-        assert [f[3] for f in found] == ["SamePriority", "SamePriority"]
+        assert [f[2][:13] for f in found] == ["same priority", "same priority"]
     else:
         assert found == []
 
@@ -172,7 +193,7 @@ def test_a_priority_below_one_is_the_api_servers_refusal(client):
             "error",
             "ClusterServingRuntime",
             "rt",
-            "PriorityBelowMinimum",
+            "Invalid",
             'The ClusterServingRuntime "rt" is invalid: spec.supportedModelFormats[0].priority: '
             "Invalid value: 0: spec.supportedModelFormats[0].priority in body should be greater "
             "than or equal to 1",
@@ -191,7 +212,7 @@ def test_an_object_the_schema_refuses_is_an_error_not_a_422(client):
 
 
 def test_inheritance_chains(client):
-    child = runtime_doc("child", metadata_annotations=None)
+    child = runtime_doc("child")
     child["metadata"]["annotations"] = {"ome.io/inherit-from": "missing"}
     [found] = errors(client, child)
     assert found[3] == "InheritanceError"
@@ -230,7 +251,10 @@ def test_inference_services_as_the_webhook_answers(client):
     assert refused[4].endswith(select["error"]["message"])
 
     assert [f[3] for f in errors(client, good, svc)] == ["ModelNotFound"]
-    assert errors(client, good, svc)[0][4].startswith("failed to resolve model llama: ")
+    assert errors(client, good, svc)[0][4] == (
+        'referenced model "llama" not found in namespace "demo": ensure a BaseModel exists in '
+        "this namespace or a ClusterBaseModel exists cluster-wide with this name"
+    )
     disabled = model_doc(disabled=True)
     assert errors(client, disabled, good, svc)[0][3:] == (
         "ModelDisabled",
@@ -241,13 +265,14 @@ def test_inference_services_as_the_webhook_answers(client):
     runner = isvc_doc(model={"name": "llama"}, engine={"runner": {"image": "x:1"}})
     assert findings(client, model, runner) == []
     leader_only = isvc_doc(
-        model={"name": "llama"}, engine={"leader": {"runner": {"image": "x:1"}}, "worker": {}}
+        model={"name": "llama"},
+        engine={"leader": {"runner": {"name": "main", "image": "x:1"}}, "worker": {"size": 1}},
     )
     assert [f[3] for f in findings(client, model, good, leader_only)] == ["AutoSelected"]
     nameless = isvc_doc(engine={})
-    assert errors(client, nameless)[0][4] == (
-        "model reference is required when runtime is not specified and engine does not have "
-        "complete runner configuration"
+    assert errors(client, nameless)[0][3:] == (
+        "ModelOrRuntimeRequired",
+        "at least one of spec.model or spec.runtime must be set",
     )
 
 
@@ -291,17 +316,20 @@ def test_infos(client):
 
 
 def test_text_output_reads_like_kubectl(client):
-    a = runtime_doc("a", bare(priority=2), protocolVersions=["openAI"])
-    b = runtime_doc("b", bare(priority=2), protocolVersions=["openAI"])
+    a = runtime_doc("a", {**entry(priority=1), "name": "st"}, {**entry(priority=2), "name": "st"})
+    b = runtime_doc("b", {**entry(), "autoselect": True})
     svc = isvc_doc(model={"name": "llama"}, engine={})
     text = lint(client, a, b, model_doc(), runtime_doc("vllm", entry()), svc, **TEXT)
     lines = text.get_data(as_text=True).splitlines()
-    assert lines[0] == (
+    assert lines[:2] == [
         'error: ClusterServingRuntime a: admission webhook "clusterservingruntime.ome-webhook-'
-        'server.validator" denied the request: same priority assigned for the model format '
-        "safetensors in the clusterservingruntimes b and a"
-    )
-    assert "Warning: Runtime vllm will be auto-selected for model llama" in lines
+        'server.validator" denied the request: different priorities assigned for the model '
+        "format st under the clusterservingruntime a",
+        'error: ClusterServingRuntime in version "v1beta1" cannot be handled as a '
+        "ClusterServingRuntime: strict decoding error: unknown field "
+        '"spec.supportedModelFormats[0].autoselect"',
+    ]
+    assert "Warning: Runtime a will be auto-selected for model llama" in lines
     counts = lint(client, a, b, model_doc(), runtime_doc("vllm", entry()), svc).get_json()
     assert counts["counts"] == {"error": 2, "warning": 1, "info": 0}
     assert lines[-1] == "2 errors, 1 warning, 0 infos"
@@ -324,11 +352,19 @@ def test_cluster_lint_checks_the_bodys_objects_over_the_stored_ones(client):
     response = lint(client, new, url="/v1/clusters/prod/lint")
     answer = response.get_json()
     assert response.headers["ETag"] == '"2"'
+    assert webhook_refusals(client, new, url="/v1/clusters/prod/lint") == [
+        (
+            "ClusterServingRuntime",
+            "b",
+            "same priority assigned for the model format safetensors in the "
+            "clusterservingruntimes a and b",
+        )
+    ]
     assert [(f["name"], f["code"]) for f in answer["findings"] if f["severity"] == "error"] == [
-        ("b", "SamePriority")
+        ("b", "Required")  # the API server refuses it first: the CRD requires both fields
     ]
     # The same object replacing the stored one does not clash with itself.
-    assert lint(client, stored, url="/v1/clusters/prod/lint").get_json()["admitted"] is True
+    assert webhook_refusals(client, stored, url="/v1/clusters/prod/lint") == []
     assert client.post("/v1/clusters/nope/lint", data=b"[]").status_code == 404
 
 
@@ -360,7 +396,9 @@ def test_lint_stays_linear_on_thousands_of_clashing_runtimes_and_services(client
     assert response.status_code == 200
     answer = response.get_json()
     assert answer["counts"]["error"] == 4000  # every runtime refused, naming the first other
-    first = next(f for f in answer["findings"] if f["name"] == "rt-00000")
+    first = next(
+        f for f in answer["findings"] if f["name"] == "rt-00000" and f["code"] == "AlsoRefused"
+    )
     assert first["message"].endswith("in the clusterservingruntimes rt-00001 and rt-00000")
     assert answer["counts"]["warning"] == 3000
     assert elapsed < 60  # a hang guard, not a speed test (it takes a few seconds)
@@ -373,10 +411,129 @@ def test_a_runtime_that_cannot_clash_does_not_hide_one_that_does(client):
     )
     b = runtime_doc("b", bare(priority=2), protocolVersions=["openAI"])
     c = runtime_doc("c", bare(priority=2), protocolVersions=["openAI"])
-    found = [(f[2], f[4]) for f in errors(client, a, b, c)]
+    found = [(name, message) for _, name, message in webhook_refusals(client, a, b, c)]
     assert found == [
         ("b", "same priority assigned for the model format safetensors in the "
          "clusterservingruntimes c and b"),
         ("c", "same priority assigned for the model format safetensors in the "
          "clusterservingruntimes b and c"),
     ]  # fmt: skip
+
+
+# --- parity with kubectl apply (rules §18 "Parity", §20.7) -----------------------------------
+
+
+def test_one_error_per_object_then_what_would_follow_once_fixed(client):
+    # The API server refuses the typo first; OME's webhook would then refuse the priorities.
+    first = {**entry(priority=1), "name": "st", "autoselect": True}
+    second = {**entry(priority=2), "name": "st"}
+    answer = lint(client, runtime_doc("rt", first, second)).get_json()
+    assert [(f["severity"], f["code"], f["message"][:40]) for f in answer["findings"]] == [
+        ("error", "UnknownField", 'ClusterServingRuntime in version "v1beta'),
+        ("info", "AlsoRefused", "then: different priorities assigned for "),
+    ]
+    assert answer["admitted"] is False
+    text = lint(client, runtime_doc("rt", first, second), **TEXT).get_data(as_text=True)
+    assert "info: ClusterServingRuntime rt: spec.supportedModelFormats: then: different" in text
+
+
+def test_a_refused_object_prints_no_webhook_warning(client):
+    svc = isvc_doc(model={"name": "llama"}, engine={}, bogus=1)
+    found = findings(client, model_doc(), runtime_doc("vllm", entry()), svc)
+    assert [(f[0], f[3]) for f in found] == [("error", "UnknownField")]
+    clean = isvc_doc(model={"name": "llama"}, engine={})
+    found = findings(client, model_doc(), runtime_doc("vllm", entry()), clean)
+    assert [f[3] for f in found] == ["AutoSelected"]
+
+
+def test_the_runtime_profile_marker(client):
+    marked = runtime_doc("rt", entry(priority=1))
+    marked["metadata"]["annotations"] = {"ome.io/runtime-profile": "true"}
+    assert errors(client, marked) == [
+        (
+            "error",
+            "ClusterServingRuntime",
+            "rt",
+            "RuntimeProfileNotDisabled",
+            'runtimes carrying ome.io/runtime-profile="true" must also set spec.disabled: true',
+        )
+    ]
+    assert errors(client, {**marked, "spec": {**marked["spec"], "disabled": True}}) == []
+    assert errors(client, marked, url="/v1/lint?omeVersion=1.2.2") == []  # from 1.3 on
+    marked["metadata"]["annotations"]["ome.io/runtime-profile"] = "yes"
+    assert findings(client, marked, severity="info") == [
+        (
+            "info",
+            "ClusterServingRuntime",
+            "rt",
+            "ProfileMarkerNotTrue",
+            'ome.io/runtime-profile is "yes"; OME\'s webhook acts only on "true"',
+        )
+    ]
+
+
+def test_unknown_accelerator_classes_only_when_classes_are_known(client):
+    rt = runtime_doc(
+        "rt",
+        entry(priority=1),
+        acceleratorRequirements={"acceleratorClasses": ["h100", "b200", "h100", "a10"]},
+    )
+    known = {
+        "apiVersion": "ome.io/v1beta1",
+        "kind": "AcceleratorClass",
+        "metadata": {"name": "a10"},
+    }
+    assert errors(client, rt, known) == [
+        (
+            "error",
+            "ClusterServingRuntime",
+            "rt",
+            "UnknownAcceleratorClass",
+            "unknown accelerator classes referenced in AcceleratorRequirements: [h100 b200 h100]",
+        )
+    ]
+    assert errors(client, rt) == []
+    [unknown] = findings(client, rt, severity="info")
+    assert unknown[3:] == (
+        "AcceleratorClassesUnknown",
+        "the request holds no AcceleratorClass, so whether OME's webhook accepts "
+        "[h100 b200 h100 a10] is unknown",
+    )
+    disabled = {**rt, "spec": {**rt["spec"], "disabled": True}}
+    assert errors(client, disabled, known) == []
+
+
+def test_the_same_priority_rule_compares_the_entries_version(client):
+    a = runtime_doc("a", bare(priority=2, version="1"), protocolVersions=["openAI"])
+    b = runtime_doc("b", bare(priority=2, version="2"), protocolVersions=["openAI"])
+    assert webhook_refusals(client, a, b) == []
+    same = runtime_doc("b", bare(priority=2, version="1"), protocolVersions=["openAI"])
+    assert [name for _, name, _ in webhook_refusals(client, a, same)] == ["a", "b"]
+
+
+def test_model_existence_is_checked_with_or_without_an_engine(client):
+    svc = isvc_doc(model={"name": "llama"})
+    [found] = errors(client, svc)
+    assert found[3:] == (
+        "ModelNotFound",
+        'referenced model "llama" not found in namespace "demo": ensure a BaseModel exists in '
+        "this namespace or a ClusterBaseModel exists cluster-wide with this name",
+    )
+    assert errors(client, model_doc(), svc) == []
+    # whatever spec.model.kind says: a ClusterBaseModel of the name is found too
+    cluster = model_doc(kind="ClusterBaseModel", namespace=None)
+    assert errors(client, cluster, isvc_doc(model={"name": "llama", "kind": "BaseModel"})) == []
+
+
+def test_a_stored_object_the_body_fails_to_replace_is_not_judged_in_its_place(client):
+    assert client.put("/v1/clusters/prod", json={}).status_code == 201
+    stored = runtime_doc(
+        "a", {**entry(priority=1), "name": "st"}, {**entry(priority=2), "name": "st"}
+    )
+    body = yaml.safe_dump_all([stored]).encode()
+    assert client.put("/v1/clusters/prod/objects", data=body, headers=YAML).status_code == 200
+    fixed_but_typo = runtime_doc("a", {**entry(priority=1), "autoselect": True})
+    answer = lint(client, fixed_but_typo, url="/v1/clusters/prod/lint").get_json()
+    assert [(f["name"], f["code"]) for f in answer["findings"] if f["severity"] == "error"] == [
+        ("a", "UnknownField")
+    ]

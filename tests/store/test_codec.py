@@ -146,12 +146,12 @@ def test_only_documents_are_stored():
         "not json",
         "{}",
         "[]",
-        '[2,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null]',  # version
-        '[1,"X"]',
-        '[1,"R","ClusterServingRuntime"]',  # too few fields
-        '[1,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null,0]',
-        '[1,"R","ClusterServingRuntime","r",null,null,7,null,null,null,null,[],null]',
-        '[1,"R","ClusterServingRuntime","r",null,null,[["e",[1,2]]],null,null,null,null,[],null]',
+        '[3,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null]',  # version
+        '[2,"X"]',
+        '[2,"R","ClusterServingRuntime"]',  # too few fields
+        '[2,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null,0]',
+        '[2,"R","ClusterServingRuntime","r",null,null,7,null,null,null,null,[],null]',
+        '[2,"R","ClusterServingRuntime","r",null,null,[["e",[1,2]]],null,null,null,null,[],null]',
     ],
 )
 def test_what_is_not_a_stored_document_is_unreadable(text):
@@ -164,10 +164,10 @@ def test_a_stored_document_says_its_version():
     assert value[:2] == [codec.CODEC_VERSION, "I"]
 
 
-# The stored layout of CODEC_VERSION 1. A change to app.selection.documents changes
+# The stored layout of CODEC_VERSION 2. A change to app.selection.documents changes
 # codec.layout(): bump CODEC_VERSION and put the new layout here (stored catalogs are then
 # unreadable, 503, until they are written again).
-LAYOUT_V1 = {
+LAYOUT_V2 = {
     "DiffusionPipeline": [
         "class_name: str | None",
         "components: dict[str, PipelineComponent]",
@@ -183,6 +183,7 @@ LAYOUT_V1 = {
         "auto_select: bool | None",
         "priority: int | None",
         "cache_providers: tuple[str, ...] | None",
+        "version: str | None",
     ],
     "EntryRef": ["name: str", "version: str | None", "operator: str | None", "weight: int"],
     "InferenceService": [
@@ -214,6 +215,7 @@ LAYOUT_V1 = {
         "diffusion: DiffusionPipeline | None",
         "distribution: str | None",
         "disabled: bool | None",
+        "storage_uri: str | None",
     ],
     "ModelRef": ["name: str", "version: str | None"],
     "PipelineComponent": ["library: str | None", "type: str | None"],
@@ -235,8 +237,29 @@ LAYOUT_V1 = {
 
 
 def test_the_layout_is_that_of_the_version():
-    assert codec.CODEC_VERSION == 1
-    assert codec.layout() == LAYOUT_V1
+    assert codec.CODEC_VERSION == 2
+    assert codec.layout() == LAYOUT_V2
+
+
+def test_a_version_1_value_reads_without_what_version_2_appended():
+    entry = Entry("e", EntryRef("safetensors"), None, None, None, None, True, 2, None, "1")
+    runtime = Runtime("ClusterServingRuntime", "rt", None, entries=(entry, entry))
+    model = Model("BaseModel", "m", "demo", ModelRef("safetensors"), storage_uri="pvc://c/m")
+    for document, cut in (
+        (runtime, lambda v: [*v[:6], [e[:-1] for e in v[6]], *v[7:]]),
+        (model, lambda v: v[:-1]),
+    ):
+        value = codec.encode(document)
+        old = [1, *cut(value)[1:]]
+        read = codec.decode(json.loads(json.dumps(old)))
+        fields = {"entries": tuple(dataclasses.replace(e, version=None) for e in runtime.entries)}
+        expected = (
+            dataclasses.replace(document, **fields)
+            if document is runtime
+            else dataclasses.replace(document, storage_uri=None)
+        )
+        assert read == expected
+    assert codec.decode([2, *codec.encode(runtime)[1:]]) == runtime
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -1,0 +1,73 @@
+"""The CRD schemas the API server validates OME's objects with (``openapi/``, vendored from
+OME's repository at the commit in ``openapi/COMMIT``, with ``additions``), and the Kubernetes
+``ObjectMeta`` every object's ``metadata`` is decoded as."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft4Validator
+
+from .additions import lay_over
+
+OPENAPI = Path(__file__).parent / "openapi"
+PLURALS = {
+    "ServingRuntime": "servingruntimes",
+    "ClusterServingRuntime": "clusterservingruntimes",
+    "InferenceService": "inferenceservices",
+    "BaseModel": "basemodels",
+    "ClusterBaseModel": "clusterbasemodels",
+    "AcceleratorClass": "acceleratorclasses",
+}
+_STRING_MAP = {"additionalProperties": {"type": "string"}, "type": "object"}
+_OBJECTS = {"items": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+# metav1.ObjectMeta's fields (k8s.io/apimachinery): the API server decodes `metadata` as it, so
+# any other field there is unknown.
+OBJECT_META: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "generateName": {"type": "string"},
+        "namespace": {"type": "string"},
+        "selfLink": {"type": "string"},
+        "uid": {"type": "string"},
+        "resourceVersion": {"type": "string"},
+        "generation": {"type": "integer"},
+        "creationTimestamp": {"type": "string"},
+        "deletionTimestamp": {"type": "string"},
+        "deletionGracePeriodSeconds": {"type": "integer"},
+        "labels": _STRING_MAP,
+        "annotations": _STRING_MAP,
+        "ownerReferences": {"type": "array", **_OBJECTS},
+        "finalizers": {"type": "array", "items": {"type": "string"}},
+        "managedFields": {"type": "array", **_OBJECTS},
+    },
+}
+
+
+@dataclass(frozen=True)
+class KindSchema:
+    kind: str
+    schema: dict[str, Any]
+    validator: Draft4Validator
+    status_subresource: bool  # a create then ignores `status` (it is still decoded strictly)
+
+
+@cache
+def kind_schema(kind: str) -> KindSchema:
+    """The schema of ``kind``, read once per process."""
+    served = json.loads((OPENAPI / f"ome.io_{PLURALS[kind]}.json").read_text())
+    schema = copy.deepcopy(served["schema"])
+    schema["properties"]["metadata"] = OBJECT_META
+    lay_over(kind, schema)
+    return KindSchema(
+        kind,
+        schema,
+        Draft4Validator(schema),
+        "status" in served["subresources"],
+    )
