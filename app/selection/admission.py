@@ -36,6 +36,7 @@ from .findings import (
 )
 from .gotext import go_list
 from .model_admission import model_refusals
+from .overlaps import overlap_notes
 from .runtime_admission import (
     ParentFinder,
     Peers,
@@ -136,6 +137,7 @@ def _judge(
             judgement.others.extend(runtime_notes(runtime, modern, manifest))
             if classes is None and runtime.accelerator_classes and not runtime.is_disabled:
                 judgement.others.append(_classes_unknown(runtime))
+    judgement.others.extend(overlap_notes(runtime_list, wanted))
     sized = any(runtime.size_range is not None for runtime in runtime_list)
     for model in each_checked(view.models):
         if wanted(model):

@@ -331,8 +331,9 @@ def test_text_output_reads_like_kubectl(client):
     ]
     assert "Warning: Runtime a will be auto-selected for model llama" in lines
     counts = lint(client, a, b, model_doc(), runtime_doc("vllm", entry()), svc).get_json()
-    assert counts["counts"] == {"error": 2, "warning": 1, "info": 0}
-    assert lines[-1] == "2 errors, 1 warning, 0 infos"
+    # infos: b has no autoSelect entry (its typo); a and vllm compete at priority 1
+    assert counts["counts"] == {"error": 2, "warning": 1, "info": 2}
+    assert lines[-1] == "2 errors, 1 warning, 2 infos"
 
 
 def test_a_clean_text_answer_still_says_so(client):
@@ -537,3 +538,66 @@ def test_a_stored_object_the_body_fails_to_replace_is_not_judged_in_its_place(cl
     assert [(f["name"], f["code"]) for f in answer["findings"] if f["severity"] == "error"] == [
         ("a", "UnknownField")
     ]
+
+
+def _overlaps(client, *documents):
+    return [
+        (f[2], f[4])
+        for f in findings(client, *documents, severity="info")
+        if f[3] == "OverlappingAutoSelect"
+    ]
+
+
+def test_competing_runtimes_say_who_wins_by_weight(client):
+    a = runtime_doc("a", entry(priority=2), size_range={"min": "1B", "max": "10B"})
+    b = runtime_doc("b", entry(priority=2, weight=3), size_range={"min": "5B", "max": "70B"})
+    far = runtime_doc("far", entry(priority=2), size_range={"min": "80B", "max": "90B"})
+    assert _overlaps(client, a, b, far) == [
+        (
+            "a",
+            "b and this runtime both auto-select safetensors/transformers models at priority 2 "
+            "(sizes [1B, 10B] and [5B, 70B] overlap); for a model both take, b is chosen by "
+            "weight: score 8 > 4",
+        )
+    ]
+
+
+def test_competing_runtimes_say_who_wins_by_name(client):
+    b = runtime_doc("b", entry(priority=1))
+    a = runtime_doc("a", entry(priority=1))
+    assert _overlaps(client, b, a) == [
+        (
+            "b",
+            "a and this runtime both auto-select safetensors/transformers models at priority 1; "
+            "for a model both take, a is chosen by name order: equal score 2",
+        )
+    ]
+    sized = runtime_doc("c", entry(priority=1), size_range={"min": "1B", "max": "8B"})
+    [(_, message)] = _overlaps(client, a, sized)
+    assert message.endswith(
+        "equal score 2: a model with modelParameterSize goes to the runtime whose range bounds "
+        "are nearer its size, one without to a by name order"
+    )
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        runtime_doc("b", entry(priority=3)),  # a priority settles it
+        runtime_doc("b", entry(priority=1), disabled=True),
+        runtime_doc("b", entry(priority=1, auto_select=None)),
+        runtime_doc("b", entry(priority=1, framework_version="4.46.0")),  # other models
+        runtime_doc("b", entry(priority=1, architecture="Other")),
+        serving_runtime("b", entry(priority=1)),  # another scope
+    ],
+)
+def test_runtimes_that_do_not_compete_say_nothing(client, other):
+    assert _overlaps(client, runtime_doc("a", entry(priority=1)), other) == []
+
+
+def test_competition_is_linear_in_the_runtimes(client):
+    runtimes = [runtime_doc(f"rt-{i:05d}", entry(priority=1)) for i in range(3000)]
+    answer = lint(client, *runtimes).get_json()
+    found = [f for f in answer["findings"] if f["code"] == "OverlappingAutoSelect"]
+    assert len(found) == 2999
+    assert all("rt-00000 is chosen by name order" in f["message"] for f in found)
