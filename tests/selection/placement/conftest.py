@@ -12,11 +12,16 @@ from app.schemas.requests import load_rank_request
 from app.selection.placement import (
     AcceleratorClass,
     AcceleratorRequest,
+    ClassView,
+    ComponentPlacement,
+    ComponentRequest,
     Placement,
     RuntimeExtras,
+    Selector,
     latest_classes,
     predict_placement,
 )
+from app.selection.placement.components import ComponentContext, place_component
 from app.selection.ranking import rank_runtimes
 from tests.builders import API, entry, isvc_doc, model_doc, runtime_doc
 
@@ -144,3 +149,33 @@ def predict_body(
 @pytest.fixture
 def predict():
     return predict_body
+
+
+def choose(
+    policy: str | None,
+    docs: list[dict],
+    constraints: Any = None,
+    *,
+    listed: list[str] | None = None,
+    name: str | None = None,
+    missing_aborts: bool = False,
+    known: bool = True,
+) -> ComponentPlacement:
+    """The engine's class under ``spec.acceleratorSelector`` {policy, constraints, name} with
+    ``docs`` as the cluster's classes, listed in order (or ``listed``)."""
+    classes, _ = latest_classes(AcceleratorClass.from_mapping(doc) for doc in docs)
+    context = ComponentContext(
+        request=AcceleratorRequest(
+            selector=Selector(accelerator_class=name, policy=policy, constraints=constraints),
+            engine=ComponentRequest(),
+        ),
+        listed=listed if listed is not None else [doc["metadata"]["name"] for doc in docs],
+        view=ClassView(classes, known),
+        missing_aborts=missing_aborts,
+        config=lambda _: None,
+    )
+    return place_component(context, "engine")
+
+
+def losses(component: ComponentPlacement) -> dict[str, str | None]:
+    return {other.name: other.reason for other in component.others}
