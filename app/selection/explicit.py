@@ -54,6 +54,41 @@ def _find(candidates: list[Runtime], kind: str, name: str) -> Runtime | None:
     return next((r for r in candidates if r.kind == kind and r.name == name), None)
 
 
+def find_named_runtime(
+    candidates: list[Runtime], name: str, kind: str | None, modern: bool
+) -> Runtime | None:
+    """rules §7 step 1: the runtime ``spec.runtime`` names, looked up by its kind."""
+    for wanted in lookup_order(kind, modern):
+        found = _find(candidates, wanted, name)
+        if found is not None:
+            return found
+    return None
+
+
+def named_chain(
+    found: Runtime, candidates: list[Runtime], modern: bool
+) -> list[Runtime] | InheritanceError:
+    """rules §7 step 2: the named runtime's chain, child first (the runtime alone before 1.3)."""
+    if not modern:
+        return [found]
+    # A ServingRuntime's parents: its namespace first, then cluster scope; a
+    # ClusterServingRuntime's: cluster scope only. The rule of the start holds for the chain.
+    parent_kinds = (
+        (CLUSTER_SERVING_RUNTIME,)
+        if found.is_cluster
+        else (SERVING_RUNTIME, CLUSTER_SERVING_RUNTIME)
+    )
+
+    def find_parent(parent_name: str) -> Runtime | None:
+        for kind in parent_kinds:
+            parent = _find(candidates, kind, parent_name)
+            if parent is not None:
+                return parent
+        return None
+
+    return resolve_chain(found, find_parent)
+
+
 def explicit_choice(
     checks: RuntimeChecks,
     isvc: InferenceService,
@@ -68,40 +103,18 @@ def explicit_choice(
     name = cast(str, isvc.runtime_name)
     model = checks.model
     modern = Version(ome_version) >= KIND_AND_INHERITANCE_SINCE
-    order = lookup_order(isvc.runtime_kind, modern)
-    found = None
-    for kind in order:
-        found = _find(candidates, kind, name)
-        if found is not None:
-            break
+    found = find_named_runtime(candidates, name, isvc.runtime_kind, modern)
     if found is None:
-        if order == (SERVING_RUNTIME,):
+        if lookup_order(isvc.runtime_kind, modern) == (SERVING_RUNTIME,):
             message = f"ServingRuntime {name} not found in namespace {namespace}"
         else:
             message = f"runtime {name} not found in namespace {namespace} or at cluster scope"
         return _refusal("RuntimeNotFound", message)
 
-    effective = found
-    if modern:
-        # A ServingRuntime's parents: its namespace first, then cluster scope; a
-        # ClusterServingRuntime's: cluster scope only. The rule of the start holds for the chain.
-        parent_kinds = (
-            (CLUSTER_SERVING_RUNTIME,)
-            if found.is_cluster
-            else (SERVING_RUNTIME, CLUSTER_SERVING_RUNTIME)
-        )
-
-        def find_parent(parent_name: str) -> Runtime | None:
-            for kind in parent_kinds:
-                parent = _find(candidates, kind, parent_name)
-                if parent is not None:
-                    return parent
-            return None
-
-        chain = resolve_chain(found, find_parent)
-        if isinstance(chain, InheritanceError):
-            return _refusal("RuntimeInheritanceError", chain.message)
-        effective = effective_runtime(chain)
+    chain = named_chain(found, candidates, modern)
+    if isinstance(chain, InheritanceError):
+        return _refusal("RuntimeInheritanceError", chain.message)
+    effective = effective_runtime(chain)
 
     if effective.is_disabled:
         scope = "cluster-scoped" if found.is_cluster else "namespace-scoped"

@@ -1,0 +1,56 @@
+"""After the runtime (rules §20): the entry, the accelerator class per component and what the
+pods get, as pure functions over plain values, beside the selection rules."""
+
+from .classes import (
+    AcceleratorClass,
+    ClassResource,
+    Cost,
+    Performance,
+    PlacementDocumentError,
+    classes_known,
+    latest_classes,
+)
+from .components import ClassView
+from .placement import RuntimeRead, choose_entry, place, predict_placement, read_selected_runtime
+from .quantities import Quantity, QuantityError, parse_quantity
+from .requests import AcceleratorRequest, ComponentRequest, Constraints, RuntimeExtras, Selector
+from .results import (
+    ClassLoss,
+    ClassResources,
+    ComponentPlacement,
+    Placement,
+    PlacementEntry,
+    PlacementError,
+    PlacementEvent,
+)
+
+__all__ = [
+    "AcceleratorClass",
+    "AcceleratorRequest",
+    "ClassLoss",
+    "ClassResource",
+    "ClassResources",
+    "ClassView",
+    "ComponentPlacement",
+    "ComponentRequest",
+    "Constraints",
+    "Cost",
+    "Performance",
+    "Placement",
+    "PlacementDocumentError",
+    "PlacementEntry",
+    "PlacementError",
+    "PlacementEvent",
+    "Quantity",
+    "QuantityError",
+    "RuntimeExtras",
+    "RuntimeRead",
+    "Selector",
+    "choose_entry",
+    "classes_known",
+    "latest_classes",
+    "parse_quantity",
+    "place",
+    "predict_placement",
+    "read_selected_runtime",
+]
