@@ -5,9 +5,10 @@ warnings kubectl prints, and what OME accepts but rarely does what the author me
 The cluster is the given objects (for a stored catalog: the catalog with the new objects laid
 over it); every object checked is judged as ``kubectl apply`` would judge it against the others,
 so a clash between two runtimes refuses each of them, naming the other as the one that exists.
-An object the API server refuses (strict decoding, the CRD's schema) is not part of the cluster;
-what OME's webhook would refuse of it once that is fixed follows its error, as ``AlsoRefused``
-infos (rules §18: one error per object, as kubectl shows it).
+An object the API server refuses (strict decoding, the CRD's schema) is still part of the
+cluster the others are judged against, as every object is; what OME's webhook would refuse of
+it follows its error, as ``AlsoRefused`` infos (rules §18: one error per object, as kubectl
+shows it).
 
 The webhooks' rules: ``runtime_admission`` (runtimes), ``service_admission`` and
 ``service_rules`` (InferenceServices).

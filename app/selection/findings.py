@@ -20,7 +20,7 @@ WEBHOOKS = {
 SCHEMA_CODES = frozenset({"UnknownField", "Required", "Unsupported", "Invalid"})
 ALSO_REFUSED = "AlsoRefused"
 # (severity, kind, namespace, name, field, code, message): the order of the findings.
-FindingOrder = tuple[int, str, bytes, bytes, bytes, str, bytes]
+FindingOrder = tuple[int, str, bytes, bytes, int, bytes, str, bytes]
 # (code, field, message) of one refusal, before it is known whether it is the first.
 Refusal = tuple[str, "str | None", str]
 
@@ -34,6 +34,9 @@ class Finding:
     field: str | None
     code: str
     message: str
+    # the place of an AlsoRefused finding among its object's refusals (OME's order, kept when
+    # the findings are sorted); 0 for every other finding
+    sequence: int = 0
 
     @property
     def webhook(self) -> str | None:
@@ -43,15 +46,21 @@ class Finding:
         return WEBHOOKS.get(self.kind)
 
 
+def _bytes(text: str) -> bytes:
+    # surrogatepass: a lone surrogate that a JSON body carried orders, rather than failing
+    return text.encode("utf-8", "surrogatepass")
+
+
 def finding_order(finding: Finding) -> FindingOrder:
     return (
         SEVERITY_ORDER[finding.severity],
         finding.kind,
-        (finding.namespace or "").encode(),
-        finding.name.encode(),
-        (finding.field or "").encode(),
+        _bytes(finding.namespace or ""),
+        _bytes(finding.name),
+        finding.sequence,
+        _bytes(finding.field or ""),
         finding.code,
-        finding.message.encode(),
+        _bytes(finding.message),
     )
 
 
@@ -64,7 +73,7 @@ def refused(kind: str, namespace: str | None, name: str, refusals: list[Refusal]
             found.append(Finding(ERROR, kind, namespace, name, field, code, message))
         else:
             found.append(
-                Finding(INFO, kind, namespace, name, field, ALSO_REFUSED, f"then: {message}")
+                Finding(INFO, kind, namespace, name, field, ALSO_REFUSED, f"then: {message}", index)
             )
     return found
 

@@ -137,27 +137,69 @@ class ParentFinder:
 class Peers:
     """The runtimes a webhook compares an applied runtime with: those of its kind and
     namespace, in name order, indexed by the entries that can clash, so that a runtime is
-    compared only with the runtimes that share such an entry. Protocol versions, the other
-    thing two runtimes must share, are compared per pair of runtimes, once: memory stays
-    linear in the input whatever the number of entries and protocol versions."""
+    compared only with the runtimes that share such an entry and a protocol version.
+
+    A runtime with few clash keys and protocol versions (at most ``PAIRS`` of both) is indexed
+    by each pair of them, keeping the first two runtimes in name order: finding its clash is
+    then a few lookups, however many runtimes share an entry but no protocol version. A runtime
+    with more is indexed by entry only and compared per pair of runtimes, once, so that memory
+    stays linear in the input whatever the number of entries and protocol versions."""
+
+    PAIRS = 64
 
     def __init__(self, runtimes: Iterable[Runtime]) -> None:
-        self.by_entry: dict[ClashKey, list[Runtime]] = {}
+        self.by_entry: dict[ClashKey, list[Runtime]] = {}  # every runtime that can clash
+        self.wide: dict[ClashKey, list[Runtime]] = {}  # the runtimes not indexed by pair
+        self.by_pair: dict[tuple[ClashKey, str], list[Runtime]] = {}
         for runtime in sorted(runtimes, key=lambda r: r.name.encode()):
             checkpoint()
             if runtime.is_disabled or not runtime.protocol_versions:
                 continue  # runtimes without protocol versions share none: they never clash
-            for key in _clash_keys(runtime):
+            keys = _clash_keys(runtime)
+            protocols = set(runtime.protocol_versions)
+            narrow = len(keys) * len(protocols) <= self.PAIRS
+            for key in keys:
                 self.by_entry.setdefault(key, []).append(runtime)
+                if not narrow:
+                    self.wide.setdefault(key, []).append(runtime)
+                    continue
+                for protocol in protocols:
+                    firsts = self.by_pair.setdefault((key, protocol), [])
+                    if len(firsts) < 2:
+                        firsts.append(runtime)
 
     def first_clash(self, runtime: Runtime) -> str | None:
         """The refusal naming the first runtime in name order that shares an entry key and a
         protocol version with ``runtime``, if any."""
+        keys = _clash_keys(runtime)
+        protocols = set(runtime.protocol_versions)
+        if len(keys) * len(protocols) > self.PAIRS:
+            first = self._scan(runtime, keys, self.by_entry, None)
+        else:
+            first = None
+            for key in keys:
+                for protocol in protocols:
+                    for other in self.by_pair.get((key, protocol), ()):
+                        if other.name != runtime.name:
+                            if first is None or other.name.encode() < first.name.encode():
+                                first = other
+                            break
+            first = self._scan(runtime, keys, self.wide, first)
+        return None if first is None else same_priority(runtime, first)
+
+    @staticmethod
+    def _scan(
+        runtime: Runtime,
+        keys: set[ClashKey],
+        lists: dict[ClashKey, list[Runtime]],
+        first: Runtime | None,
+    ) -> Runtime | None:
+        """The first runtime of ``lists`` in name order, before ``first``, that shares a key
+        and a protocol version with ``runtime``."""
         mine = frozenset(runtime.protocol_versions)
-        first: Runtime | None = None
         shares: dict[int, bool] = {}  # id(other) -> whether it shares a protocol version
-        for key in _clash_keys(runtime):
-            for other in self.by_entry.get(key, ()):
+        for key in keys:
+            for other in lists.get(key, ()):
                 checkpoint()
                 if first is not None and other.name.encode() >= first.name.encode():
                     break  # the rest of this list comes later in name order
@@ -169,7 +211,7 @@ class Peers:
                 if shared:
                     first = other
                     break
-        return None if first is None else same_priority(runtime, first)
+        return first
 
 
 def _clash_keys(runtime: Runtime) -> set[ClashKey]:

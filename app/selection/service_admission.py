@@ -55,6 +55,14 @@ class ServiceContext:
     ome_version: str
     model_cache_provider: str | None
     answers: SharedAnswers = field(default_factory=SharedAnswers)
+    # (kind, namespace or None, name) -> runtime: built once, for the runtimes named by
+    # InferenceServices without a model
+    by_key: dict[tuple[str, str | None, str], Runtime] = field(default_factory=dict)
+
+    def runtime(self, kind: str, namespace: str | None, name: str) -> Runtime | None:
+        if not self.by_key and self.runtimes:
+            self.by_key.update(((r.kind, r.namespace, r.name), r) for r in self.runtimes)
+        return self.by_key.get((kind, namespace, name))
 
 
 @dataclass(slots=True)
@@ -133,9 +141,9 @@ def _model_not_found(isvc: InferenceService) -> Refusal:
     return (
         "ModelNotFound",
         "spec.model.name",
-        f'referenced model "{isvc.model_name}" not found in namespace "{isvc.namespace}": '
-        "ensure a BaseModel exists in this namespace or a ClusterBaseModel exists "
-        "cluster-wide with this name",
+        f"referenced model {go_quote(str(isvc.model_name))} not found in namespace "
+        f"{go_quote(str(isvc.namespace))}: ensure a BaseModel exists in this namespace or a "
+        "ClusterBaseModel exists cluster-wide with this name",
     )
 
 
@@ -163,6 +171,12 @@ def _resolve(
     verdict: Verdict,
 ) -> None:
     """The webhook's resolution of an InferenceService with an ``engine``."""
+    if model is None and isinstance(get(manifest, "spec", "model"), Mapping):
+        # spec.model is set, with an empty name: OME looks that name up, and fails
+        if isvc.runtime_name or not full_runner:
+            text = f"failed to resolve model {isvc.model_name or ''}: {model_not_found('')}"
+            verdict.refusals.append(("ModelNotFound", "spec.model.name", text))
+        return
     if model is None:  # no model: a named runtime, which has to be available
         refusal = _runtime_only(isvc, manifest, context)
         if refusal is not None:
@@ -223,16 +237,15 @@ def _runtime_only(
     runtime_ref = get(manifest, "spec", "runtime")
     if isinstance(runtime_ref, Mapping) and runtime_ref.get("autoSync") is False:
         return None
-    name = isvc.runtime_name
+    name = isvc.runtime_name or ""
     modern = Version(context.ome_version) >= KIND_AND_INHERITANCE_SINCE
     for kind in lookup_order(isvc.runtime_kind, modern):
-        for runtime in context.runtimes:
-            if runtime.kind != kind or runtime.name != name:
-                continue
-            if kind != CLUSTER_SERVING_RUNTIME and runtime.namespace != isvc.namespace:
-                continue
-            if not runtime.is_disabled:
-                return None
-            scope = "cluster-scoped" if runtime.is_cluster else "namespace-scoped"
-            return ("RuntimeDisabled", "spec.runtime.name", f"{scope} runtime {name} is disabled")
+        where = None if kind == CLUSTER_SERVING_RUNTIME else isvc.namespace
+        runtime = context.runtime(kind, where, name)
+        if runtime is None:
+            continue
+        if not runtime.is_disabled:
+            return None
+        scope = "cluster-scoped" if runtime.is_cluster else "namespace-scoped"
+        return ("RuntimeDisabled", "spec.runtime.name", f"{scope} runtime {name} is disabled")
     return None

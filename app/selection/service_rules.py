@@ -65,6 +65,25 @@ def _annotations(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
 # --- the checks, in OME's order ---------------------------------------------------------------
 
 
+LEGACY_FIELDS = (
+    ("scaleTarget", "hpa.metrics[0].resource.target.averageUtilization"),
+    ("scaleMetric", "hpa.metrics[0].resource.name"),
+)
+
+
+def _legacy_autoscaler_fields(manifest: Mapping[str, Any]) -> str | None:
+    """The fields OME's newest types deleted: its webhook reads the request as applied."""
+    spec = get(manifest, "spec")
+    for component in (*COMPONENTS, "engineConfig", "decoderConfig", "routerConfig"):
+        for field, replacement in LEGACY_FIELDS:
+            if get(spec, component, field) is not None:
+                return (
+                    f"LegacyAutoscalerFieldsRejected: spec.{component}.{field} is no longer "
+                    f"supported. Use spec.{component}.autoscaler.{replacement} instead."
+                )
+    return None
+
+
 def _scaling_policy(manifest: Mapping[str, Any]) -> str | None:
     return scaling_policy(get(manifest, "spec", "scalingPolicy", "mode"))
 
@@ -419,6 +438,7 @@ def overlay_names(manifest: Mapping[str, Any]) -> list[str]:
 
 # (code, field, check) in the order of OME's ValidateCreate and validateInferenceService.
 SHAPE_CHECKS: tuple[tuple[str, str | None, Callable[[Mapping[str, Any]], str | None]], ...] = (
+    ("LegacyAutoscalerFieldsRejected", "spec", _legacy_autoscaler_fields),
     ("ScalingModeNotImplemented", "spec.scalingPolicy.mode", _scaling_policy),
     ("InvalidName", "metadata.name", _name),
     ("InvalidAutoscaler", "metadata.annotations", _autoscaler_annotations),

@@ -382,7 +382,15 @@ def test_lint_is_json_or_yaml_and_reports_other_kinds(client):
     }
 
 
-def test_lint_stays_linear_on_thousands_of_clashing_runtimes_and_services(client):
+@pytest.fixture
+def patient(make_app):
+    """A client whose requests have time for a big body on a busy machine: the tests that use
+    it guard against hangs, not against slowness."""
+    return make_app(REQUEST_DEADLINE_SECONDS=120).test_client()
+
+
+def test_lint_stays_linear_on_thousands_of_clashing_runtimes_and_services(patient):
+    client = patient
     import time
 
     runtimes = [
@@ -595,9 +603,65 @@ def test_runtimes_that_do_not_compete_say_nothing(client, other):
     assert _overlaps(client, runtime_doc("a", entry(priority=1)), other) == []
 
 
-def test_competition_is_linear_in_the_runtimes(client):
+def test_competition_is_linear_in_the_runtimes(patient):
+    client = patient
     runtimes = [runtime_doc(f"rt-{i:05d}", entry(priority=1)) for i in range(3000)]
     answer = lint(client, *runtimes).get_json()
     found = [f for f in answer["findings"] if f["code"] == "OverlappingAutoSelect"]
     assert len(found) == 2999
     assert all("rt-00000 is chosen by name order" in f["message"] for f in found)
+
+
+def test_what_a_review_found(client):
+    # A lone surrogate from a JSON body orders and prints: no 500.
+    svc = isvc_doc(model={"name": "m\udc80"}, engine={})
+    body = json.dumps([svc]).encode()
+    response = client.post("/v1/lint", data=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 200
+    # kube-openapi takes an integral float as an integer
+    assert errors(client, runtime_doc("rt", entry(priority=1.0))) == []
+    # the fields OME's newest types deleted are refused by its webhook
+    legacy = isvc_doc(model={"name": "llama"}, engine={"scaleMetric": "cpu"})
+    [found] = errors(client, model_doc(), legacy)
+    assert found[3:] == (
+        "LegacyAutoscalerFieldsRejected",
+        "LegacyAutoscalerFieldsRejected: spec.engine.scaleMetric is no longer supported. Use "
+        "spec.engine.autoscaler.hpa.metrics[0].resource.name instead.",
+    )
+    # spec.model set with an empty name: OME looks the empty name up when it resolves
+    empty = isvc_doc(model={"name": ""}, runtime={"name": "vllm"}, engine={})
+    [found] = errors(client, runtime_doc("vllm", entry()), empty)
+    assert found[4] == "failed to resolve model : No BaseModel or ClusterBaseModel with the name: "
+    # the model's name in %q
+    [found] = errors(client, isvc_doc(model={"name": 'a"b'}))
+    assert found[4].startswith('referenced model "a\\"b" not found')
+
+
+def test_also_refused_keeps_omes_order(client):
+    svc = isvc_doc(model={"name": "m"}, scalingPolicy={"mode": "Pinned"}, bogus=1)
+    answer = lint(client, svc).get_json()
+    assert [f["message"][:30] for f in answer["findings"]] == [
+        'InferenceService in version "v',
+        "then: spec.scalingPolicy.mode ",
+        'then: referenced model "m" not',
+    ]
+
+
+@pytest.mark.parametrize("count", [4000])
+def test_lint_stays_linear_where_a_review_found_it_was_not(patient, count):
+    client = patient
+    import time
+
+    # runtimes sharing an entry but each its own protocol; model-less InferenceServices naming
+    # a runtime; a model with thousands of wrongly typed labels
+    runtimes = [
+        runtime_doc(f"rt-{i}", bare(priority=1), protocolVersions=[f"p{i}"]) for i in range(count)
+    ]
+    services = [isvc_doc(f"s-{i}", runtime={"name": "zz"}, engine={}) for i in range(count)]
+    labels = model_doc()
+    labels["metadata"]["labels"] = {f"k{i}": i for i in range(8 * count)}
+    started = time.monotonic()
+    body = json.dumps([*runtimes, *services, labels])
+    response = client.post("/v1/lint", data=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 200
+    assert time.monotonic() - started < 60  # a hang guard, not a speed test

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from jsonschema import ValidationError
 
+from app.selection.budget import checkpoint
 from app.selection.gotext import go_quote
 
 from .schemas import PLURALS, kind_schema
@@ -161,10 +162,12 @@ def _field_errors(
 ) -> list[tuple[str, str, str]]:
     """(code, path, text) of each error, in document order, each text once."""
     keyed: list[tuple[tuple[int, ...], str, str, str]] = []
+    positions: dict[int, dict[str, int]] = {}  # id(mapping) -> its keys' positions, once each
     for error in errors:
+        checkpoint()
         steps = list(error.absolute_path)
         for code, at, text in _texts(error, steps):
-            keyed.append((_document_order(document, at), code, _path(at), text))
+            keyed.append((_document_order(document, at, positions), code, _path(at), text))
     keyed.sort(key=lambda item: item[0])
     seen: set[str] = set()
     found = []
@@ -216,15 +219,20 @@ _DETAILS = {
 }
 
 
-def _document_order(document: Any, steps: Sequence[str | int]) -> tuple[int, ...]:
+def _document_order(
+    document: Any, steps: Sequence[str | int], positions: dict[int, dict[str, int]]
+) -> tuple[int, ...]:
     """Where a path comes in the document: each step's position among its siblings (a field
-    that is absent, such as a missing required one, after those present)."""
+    that is absent, such as a missing required one, after those present). ``positions``
+    keeps each mapping's key positions, so that many errors cost one pass over each."""
     order = []
     node = document
     for step in steps:
         if isinstance(node, dict):
-            keys = list(node)
-            order.append(keys.index(step) if step in node else len(keys))
+            keys = positions.get(id(node))
+            if keys is None:
+                keys = positions[id(node)] = {key: index for index, key in enumerate(node)}
+            order.append(keys.get(step, len(keys)) if isinstance(step, str) else len(keys))
             node = node.get(step) if isinstance(step, str) else None
         elif isinstance(node, list) and isinstance(step, int) and step < len(node):
             order.append(step)

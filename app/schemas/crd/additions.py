@@ -12,6 +12,15 @@ STRINGS_ATOMIC = {"items": {"type": "string"}, "type": "array", "x-kubernetes-li
 # A field of OME's newer types whose shape lint does not model: accepted whole, checked by the
 # webhook rules that read it.
 OBJECT = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+# The enums of OME's newer types that the API server checks before any webhook.
+AUTOSCALER = {
+    **OBJECT,
+    "properties": {"class": {"type": "string", "enum": ["HPA", "KEDA", "External", "None"]}},
+}
+SCALING_POLICY = {
+    **OBJECT,
+    "properties": {"mode": {"type": "string", "enum": ["Independent", "Proportional", "Pinned"]}},
+}
 RUNTIMES = ("ServingRuntime", "ClusterServingRuntime")
 ISVC = ("InferenceService",)
 
@@ -32,18 +41,18 @@ ADDITIONS: tuple[tuple[tuple[str, ...], tuple[str, ...], str, dict[str, Any]], .
     # Read by the InferenceService webhook's rules (rules §18).
     (ISVC, ("spec", "model"), "overlays", {"type": "array", "items": OBJECT}),
     (ISVC, ("spec",), "deploymentMode", {"type": "string"}),
-    (ISVC, ("spec",), "scalingPolicy", OBJECT),
+    (ISVC, ("spec",), "scalingPolicy", SCALING_POLICY),
     (ISVC, ("spec",), "traffic", OBJECT),
     (ISVC, ("spec",), "rollout", OBJECT),
     (ISVC, ("spec",), "placement", OBJECT),
     *(
-        (ISVC, ("spec", component), field, OBJECT)
+        (ISVC, ("spec", component), field, AUTOSCALER if field == "autoscaler" else OBJECT)
         for component in ("engine", "decoder", "router")
         for field in ("autoscaler", "autoscalerPolicyRef", "lifecycle")
     ),
-    (RUNTIMES, ("spec",), "scalingPolicy", OBJECT),
+    (RUNTIMES, ("spec",), "scalingPolicy", SCALING_POLICY),
     *(
-        (RUNTIMES, ("spec", config), field, OBJECT)
+        (RUNTIMES, ("spec", config), field, AUTOSCALER if field == "autoscaler" else OBJECT)
         for config in ("engineConfig", "decoderConfig", "routerConfig")
         for field in ("autoscaler", "autoscalerPolicyRef")
     ),

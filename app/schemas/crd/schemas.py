@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft4Validator
+from jsonschema import Draft4Validator, validators
 
 from .additions import lay_over
 
@@ -50,11 +50,24 @@ OBJECT_META: dict[str, Any] = {
 }
 
 
+def _integer(checker: Any, value: Any) -> bool:
+    """kube-openapi's ``integer``: an int, or a float with an integral value (``1.0``), which
+    draft 4's checker refuses."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
+Validator = validators.extend(
+    Draft4Validator, type_checker=Draft4Validator.TYPE_CHECKER.redefine("integer", _integer)
+)
+
+
 @dataclass(frozen=True)
 class KindSchema:
     kind: str
     schema: dict[str, Any]
-    validator: Draft4Validator
+    validator: Any  # a Validator
     status_subresource: bool  # a create then ignores `status` (it is still decoded strictly)
 
 
@@ -68,6 +81,6 @@ def kind_schema(kind: str) -> KindSchema:
     return KindSchema(
         kind,
         schema,
-        Draft4Validator(schema),
+        Validator(schema),
         "status" in served["subresources"],
     )
