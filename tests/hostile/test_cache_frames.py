@@ -102,7 +102,9 @@ def test_a_genuine_frame_under_another_key_is_not_served(
     service = cached_service
     other = SEED_YAML.replace(b"llama-demo", b"other-namespace")
     assert service.request("POST", "/v1/rank", other, YAML)[0] == 200
-    other_frames = {key: redis_client.get(key) for key in redis_client.scan_iter()}
+    other_frames = {
+        key: redis_client.get(key) for key in redis_client.scan_iter(match=f"{redis_prefix}*")
+    }
     assert service.request("POST", "/v1/rank", SEED_YAML, YAML)[0] == 200
     seed_keys = [key for key in redis_client.scan_iter(match=f"{redis_prefix}*")]
     seed_keys = [key for key in seed_keys if key not in other_frames]
