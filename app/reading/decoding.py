@@ -43,6 +43,8 @@ def check_utf8(raw: bytes) -> str:
 
 _QUOTED = re.compile(rb'"[^"]*"')
 _NOT_QUOTE_OR_BRACKET = bytes(b for b in range(256) if b not in b'"[]{}')
+_REPLACE_PASSES = 24
+_SQUARE = bytes.maketrans(b"{}", b"[]")
 _BRACKET_STEP = [0] * 256
 for _opening, _closing in (b"[]", b"{}"):
     _BRACKET_STEP[_opening], _BRACKET_STEP[_closing] = 1, -1
@@ -63,7 +65,17 @@ def json_depth(raw: bytes) -> int:
     if b"\\" in raw:  # a memchr: most bodies have no escapes, and each replace costs ~4 ms
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     brackets = _QUOTED.sub(b"", raw.translate(None, _NOT_QUOTE_OR_BRACKET).replace(b'""', b""))
-    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
+    # The brackets nest properly (valid JSON), so their kind does not matter: as `[` and `]`
+    # only, each replace of `[]` takes out every innermost pair, and a body of depth d is empty
+    # after d of them. Manifests are ~10 deep: ten C-level passes instead of a running sum over
+    # every bracket (5 ms for 2 MB). Past _REPLACE_PASSES, the running sum finishes what is
+    # left, which is that much shallower.
+    brackets = brackets.translate(_SQUARE)
+    for passes in range(_REPLACE_PASSES):
+        if not brackets:
+            return passes
+        brackets = brackets.replace(b"[]", b"")
+    return _REPLACE_PASSES + max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
 
 
 # orjson reads an integer past 64 bits as a float (2**64 -> 1.8446744073709552e+19) where the
