@@ -10,8 +10,9 @@ compressed once, before it is stored, and a client that accepts gzip is sent tha
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from flask import Response, current_app, request
 
@@ -72,6 +73,15 @@ def response(session: CacheSession, found: CachedAnswer) -> Response:
         served = Response(found.body, status=found.status, content_type=found.content_type)
     served.headers["X-Cache"] = session.result
     return served
+
+
+@contextlib.contextmanager
+def computing(session: CacheSession, key: str) -> Iterator[CachedAnswer | None]:
+    """After a miss on ``key``: wait while another request of this worker computes it, then
+    the answer it stored (None: compute it, holding the key meanwhile). A bypass computes
+    its own (rules §16: ``no-cache`` skips the reads)."""
+    with session.cache.flights.computing(key) as waited:
+        yield session.lookup(key) if waited and not session.bypass else None
 
 
 def computed(session: CacheSession, key: str, compute: Compute) -> CachedAnswer:
