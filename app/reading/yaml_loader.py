@@ -443,7 +443,7 @@ def _unsure(raw: bytes, scanned: _Scanned | None = None) -> bool:
             return True
     if b"\t" in raw:  # YAML 1.1 takes tabs in fewer places than ryml does
         return True
-    if raw.startswith(b"...") or b"\n..." in raw or b"\r..." in raw:
+    if b"..." in raw and (raw.startswith(b"...") or b"\n..." in raw or b"\r..." in raw):
         return True  # YAML 1.1 wants `---` before a document that follows `...`; 1.2 does not
     if not raw.endswith(b"\n") and (b"|" in raw or b">" in raw):
         return True  # ryml ends a block scalar that ends the body with a line break
@@ -557,7 +557,7 @@ def _bare_fraction(text: bytes | bytearray) -> bool:
 
 def _compact_key_count(compact: bytes) -> int:
     """Keys in orjson's compact JSON: each is written `"...":`, a value never ends so."""
-    if b"\\" in compact:
+    if b'\\":' in compact:
         compact = compact.replace(b"\\\\", b"")
         return compact.count(b'":') - compact.count(b'\\":')
     return compact.count(b'":')
@@ -568,8 +568,9 @@ def _no_constant(name: str) -> Any:
 
 
 def _key_count(text: bytes | bytearray) -> int:
-    """Keys in ryml's JSON: each is written `"...": `, and no string holds an unescaped quote."""
-    if b"\\" in text:
+    """Keys in ryml's JSON: each is written `"...": `, and no string holds an unescaped quote.
+    Without an escaped quote before `: ` (a memmem of a rare byte), every match is a key."""
+    if b'\\": ' in text:
         text = text.replace(b"\\\\", b"")
         return text.count(b'": ') - text.count(b'\\": ')
     return text.count(b'": ')
@@ -691,7 +692,12 @@ def _fast_documents(raw: bytes) -> list | None:
         return None
     if text.startswith(b'"') if not stream else b'\n  "' in text:
         return None  # a string as a whole document: YAML 1.1 indents a block scalar there
-    if b"\\" in raw and _YAML11_ESCAPE.search(raw) and any(c in text for c in _YAML11_ESCAPED):
+    if (
+        b"\\" in raw
+        and (b"\xc2" in text or b"\xe2" in text)  # their UTF-8's first bytes: a memchr each
+        and _YAML11_ESCAPE.search(raw)
+        and any(char in text for char in _YAML11_ESCAPED)
+    ):
         return None  # \L \P \N \_ are line breaks to YAML 1.1's folding of a quoted scalar
     keys = _key_count(text)
     _refuse_past_bounds(documents, nodes + keys)
