@@ -19,7 +19,6 @@ from typing import Any
 
 from app.http import record as request_record
 
-
 # One encoder for every line: json.dumps builds a new one per call when given options.
 _ENCODER = json.JSONEncoder(ensure_ascii=True, default=str, separators=(",", ":"))
 
