@@ -88,7 +88,9 @@ class KeepAliveClients:
 
 
 def test_recycling_workers_drop_no_keep_alive_connection(start_service):
-    service = start_service(OME_RANKER_MAX_REQUESTS="60", OME_RANKER_WORKERS="2")
+    service = start_service(
+        OME_RANKER_MAX_REQUESTS="60", OME_RANKER_MAX_REQUESTS_JITTER="20", OME_RANKER_WORKERS="2"
+    )
     booted = set(service.worker_pids())
     with KeepAliveClients(service.port) as clients:
         recycled = clients.wait_until(
