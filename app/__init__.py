@@ -22,7 +22,7 @@ def create_app(config: Config | None = None) -> Flask:
 
     from . import cache, catalog, web
     from .api import cluster_answers, clusters, docs, impact, lint, operations, ranking, selections
-    from .http import deadline, errors, observability, query
+    from .http import compression, deadline, errors, observability, query
 
     # First, so that its before_request hook (request id, timer) runs before any other.
     observability.init_app(app)
@@ -30,6 +30,9 @@ def create_app(config: Config | None = None) -> Flask:
     deadline.init_app(app)
     errors.init_app(app)
     query.init_app(app)
+    # Last of the app's hooks: its after_request runs first, so the others see the answer as
+    # sent (its before_request takes -gzip off conditions, before any view compares them).
+    compression.init_app(app)
     # Here, not at import: each gunicorn worker builds its app, so its own Redis pool.
     cache.init_app(app)
     # The token file is read here (a bad one stops start-up); the store connects on first use.

@@ -19,6 +19,9 @@ from typing import Any
 
 from app.http import record as request_record
 
+# One encoder for every line: json.dumps builds a new one per call when given options.
+_ENCODER = json.JSONEncoder(ensure_ascii=True, default=str, separators=(",", ":"))
+
 
 class JsonFormatter(logging.Formatter):
     """One JSON object per record; never raises on an odd value (``default=str``)."""
@@ -41,7 +44,7 @@ class JsonFormatter(logging.Formatter):
             line["exc"] = self.formatException(record.exc_info)
         elif record.exc_text:
             line["exc"] = record.exc_text
-        return json.dumps(line, ensure_ascii=True, default=str, separators=(",", ":"))
+        return _ENCODER.encode(line)
 
 
 class StderrHandler(logging.StreamHandler):

@@ -224,8 +224,14 @@ class Gunicorn:
 
 
 def run_wrk(
-    server: Gunicorn, scenario: Scenario, body_file: Path, seconds: float, connections: int
+    server: Gunicorn,
+    scenario: Scenario,
+    body_file: Path,
+    seconds: float,
+    connections: int,
+    headers: dict[str, str] | None = None,
 ) -> LoadResult:
+    """One wrk run; ``headers`` go on every request of a GET scenario."""
     threads = max(1, min(connections, os.cpu_count() or 1))
     env = dict(os.environ)
     env["BENCH_BODY_FILE"] = str(body_file) if scenario.post else ""
@@ -233,6 +239,7 @@ def run_wrk(
     command = [
         "wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "10s",
         "-s", str(LUA_SCRIPT), f"http://{LOOPBACK}:{server.port}{scenario.path}",
+        *(f"-H{name}: {value}" for name, value in (headers or {}).items()),
     ]  # fmt: skip
     cpu_before = _children_cpu()
     done = subprocess.run(

@@ -27,7 +27,9 @@ from config.settings import TestConfig
 
 # Answers OME itself gives for such inputs (SPEC §7, §15, §17): acceptable outcomes.
 OME_REFUSALS = {"ModelNotReady", "ModelNotFound"}
-YAML_HEADERS = {"Content-Type": "application/yaml"}
+# Both forms computed: the JSON request follows the YAML one and would find its answer cached.
+YAML_HEADERS = {"Content-Type": "application/yaml", "Cache-Control": "no-cache"}
+JSON_HEADERS = {"Content-Type": "application/json", "Cache-Control": "no-cache"}
 MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
 
 
@@ -89,7 +91,7 @@ def run(config_dir: Path) -> int:
             continue
         as_json = json.dumps(_documents(body)).encode()
         started = time.perf_counter()
-        client.post("/v1/rank", data=as_json, headers={"Content-Type": "application/json"})
+        client.post("/v1/rank", data=as_json, headers=JSON_HEADERS)
         json_seconds.append(time.perf_counter() - started)
 
     print(f"{len(runtime_files)} runtime files, {len(models)} model files, {len(bodies)} requests")

@@ -1,6 +1,6 @@
 -- wrk script for bench/load.py: the request comes from the environment, the summary goes out
 -- as one JSON line that load.py parses.
---   BENCH_BODY_FILE   JSON body to POST (unset: GET the URL's path)
+--   BENCH_BODY_FILE   JSON body to POST (unset: GET the URL's path, with the -H headers)
 --   BENCH_MISS_EVERY  every n-th request of a thread is sent with Cache-Control: no-cache
 --                     (0: never; 1: always; 10: 10 % of the requests)
 
@@ -19,7 +19,7 @@ function init(args)
       "POST", nil, {["Content-Type"] = "application/json", ["Cache-Control"] = "no-cache"}, body
     )
   else
-    plain_request = wrk.format("GET", nil, {})
+    plain_request = wrk.format("GET")  -- wrk's own headers: Host and any -H
     miss_request = plain_request
   end
 end

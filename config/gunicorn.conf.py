@@ -65,9 +65,13 @@ cache_secret()  # a bad OME_RANKER_CACHE_SECRET stops the master, not every work
 # OME_RANKER_AUTH=none beside a token file stops the master too; the address it listens on is
 # checked in on_starting, where gunicorn's own -b counts as well.
 _auth_mode, _tokens_file = access_settings()  # underscored: gunicorn reads no setting of them
-# Recycle workers now and then so that a slow leak can never grow without bound.
+# Recycle workers now and then so that a slow leak can never grow without bound; up to
+# OME_RANKER_MAX_REQUESTS_JITTER more, drawn per worker, so that workers started together (and
+# sharing the load evenly) do not all recycle at once and leave none to accept while they boot.
+# A recycled worker answers the last requests of its connections with Connection: close and
+# exits once its clients have closed them (app/worker/): no client sees a reset.
 max_requests = env_int("OME_RANKER_MAX_REQUESTS", 10000, 0)
-max_requests_jitter = 1000
+max_requests_jitter = env_int("OME_RANKER_MAX_REQUESTS_JITTER", 1000, 0)
 # The application logs one structured line per request; gunicorn's access log is off.
 accesslog = None
 errorlog = "-"

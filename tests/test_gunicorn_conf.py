@@ -69,6 +69,17 @@ def test_the_worker_model(monkeypatch):
     assert (conf.graceful_timeout, conf.threads) == (7, 8)
 
 
+def test_recycling_and_its_jitter_come_from_the_environment(monkeypatch):
+    for variable in ("OME_RANKER_MAX_REQUESTS", "OME_RANKER_MAX_REQUESTS_JITTER"):
+        monkeypatch.delenv(variable, raising=False)
+    conf = load_conf()
+    assert (conf.max_requests, conf.max_requests_jitter) == (10000, 1000)
+    monkeypatch.setenv("OME_RANKER_MAX_REQUESTS", "300")
+    monkeypatch.setenv("OME_RANKER_MAX_REQUESTS_JITTER", "0")
+    conf = load_conf()
+    assert (conf.max_requests, conf.max_requests_jitter) == (300, 0)
+
+
 def test_the_worker_class_loads_in_the_master_without_metrics():
     """gunicorn imports the worker class in the master before on_starting sets
     PROMETHEUS_MULTIPROC_DIR; prometheus_client must not be imported by then."""

@@ -79,19 +79,23 @@ def _catalog_answer(
     """The answer to ``question`` about the current generation of the catalog (rules §16, §17):
     a read of the cluster's info and a cache GET when it is cached (or 304 with
     ``If-None-Match``); on a miss, the documents are read, in their own snapshot, and the answer
-    is stored under the generation it was computed from."""
+    is stored under the generation it was computed from. Requests of one worker that miss the
+    same answer at once wait for one computation."""
     info = info_or_404(cluster)
     unchanged = not_modified(info)
     if unchanged is not None:
         return unchanged
     session = cached.request_session()
     prefix = session.cache.prefix
-    found = session.lookup(keys.catalog_key(prefix, info.name, info.uid, info.generation, question))
+    key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
+    found = session.lookup(key)
     if found is None:
-        documents = documents_or_404(cluster)
-        info = documents.info  # a write may have landed in between: key by what is read
-        key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
-        found = cached.computed(session, key, lambda: compute(documents))
+        with cached.computing(session, key) as found:
+            if found is None:
+                documents = documents_or_404(cluster)
+                info = documents.info  # a write may have landed in between: key by what is read
+                key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
+                found = cached.computed(session, key, lambda: compute(documents))
     response = cached.response(session, found)
     response.headers["ETag"] = etag(info)
     return response

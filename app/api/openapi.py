@@ -50,7 +50,9 @@ Every error is `{{"error": {{"code": "...", "message": "...", ...}}}}` with a st
 (schema `Error`). Besides the responses listed per operation, an unknown path answers 404 \
 `NotFound` and a method the path does not serve answers 405 `MethodNotAllowed` with an `Allow` \
 header (see `components.responses`). Every response carries `X-Request-ID` and \
-`X-Content-Type-Options: nosniff`; catalog answers also `Cache-Control: no-store`."""
+`X-Content-Type-Options: nosniff` and `Vary: Accept-Encoding`; catalog answers also \
+`Cache-Control: no-store`. With `Accept-Encoding: gzip`, every answer of 1 KiB or more comes \
+gzip-compressed (`Content-Encoding: gzip`)."""
 
 TAGS = {
     "ranking": "What OME would select, and why.",
@@ -61,13 +63,21 @@ TAGS = {
 }
 HEADERS = {
     REQUEST_ID_HEADER: ("The request's `X-Request-ID`, or the one generated for it.", None),
-    "Vary": ("`Accept`: the answer follows it, so a shared HTTP cache must key on it.", ["Accept"]),
+    "Vary": (
+        "`Accept` (where the answer is negotiated) and `Accept-Encoding`: the answer follows "
+        "them, so a shared HTTP cache must key on them.",
+        ["Accept, Accept-Encoding", "Accept-Encoding"],
+    ),
     "X-Cache": (
         "Whether the answer came from the ranking cache; `bypass` when the request sent "
         "`Cache-Control: no-cache`. Errors these endpoints answer carry it too.",
         ["hit", "miss", "bypass"],
     ),
-    "ETag": ('The catalog\'s generation, `"<generation>"`.', None),
+    "ETag": (
+        'The catalog\'s generation, `"<generation>"`; `"<generation>-gzip"` for a gzip answer '
+        "(`If-Match` and `If-None-Match` take either).",
+        None,
+    ),
     "WWW-Authenticate": ("`Bearer`: send `Authorization: Bearer <token>`.", None),
     "Retry-After": ("Seconds to wait before trying again.", None),
     "Allow": ("The methods the path serves.", None),

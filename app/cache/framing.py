@@ -4,7 +4,12 @@ A stored value is a frame::
 
     magic "OR" | frame version (2) | flags (1) | HTTP status (2) | payload length (4)
     | HMAC-SHA256 (32) of the cache key, of everything before it and of the payload
-    | payload = content-type length (1) | content type (ASCII) | body (zlib-compressed if flagged)
+    | payload = content-type length (1) | content type (ASCII) | body (a gzip member if flagged)
+
+The compressed body is stored as the gzip member an HTTP answer with ``Content-Encoding: gzip``
+carries (app/http/compression.py): a client that accepts gzip is served the stored bytes as
+they are, with no inflating and deflating again; the identity body is inflated once, when the
+frame is read (and then kept decoded in the hot answers, app/cache/hot.py).
 
 The HMAC is keyed by ``OME_RANKER_CACHE_SECRET``: a checksum would catch corruption, but anyone
 who can write to a shared Redis could forge a frame with a valid checksum and have the service
@@ -29,18 +34,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 MAGIC = b"OR"
-FRAME_VERSION = 2  # 1 was CRC-32 checked; its frames are now corrupt, so overwritten
-FLAG_ZLIB = 0x01
+# 1 was CRC-32 checked, 2 held zlib streams: their frames are now corrupt, so overwritten.
+FRAME_VERSION = 3
+FLAG_GZIP = 0x01
 _FIELDS = struct.Struct(">2sBBHI")
 _MAC_SIZE = hashlib.sha256().digest_size
 HEADER_SIZE = _FIELDS.size + _MAC_SIZE
 _KEY_LENGTH = struct.Struct(">I")
-# Measured on rendered answers (README "Cache"): from ~1 KiB (4 runtimes) zlib level 1 shrinks
-# JSON, YAML and tables 3.5x, 100 runtimes 10-12x (13.8 KB -> 1.1 KB) for ~20 us to compress
-# and ~12 us to inflate; level 6 gains another ~10% for 2.5x the time. Below 1 KiB it saves
-# a few hundred bytes at most.
+# Measured on rendered answers (README "Cache"): from ~1 KiB (4 runtimes) deflate level 1
+# shrinks JSON, YAML and tables 3.5x, 100 runtimes 10-12x (13.8 KB -> 1.1 KB) for ~20 us to
+# compress and ~12 us to inflate; level 6 gains another ~10% for 2.5x the time. Below 1 KiB it
+# saves a few hundred bytes at most, and the answer fits one TCP segment either way: the same
+# bound decides which HTTP answers are sent compressed.
 COMPRESS_MIN_BYTES = 1024
 COMPRESS_LEVEL = 1
+_GZIP_WBITS = 31  # zlib's gzip container: header (mtime 0, so the same body gives the same bytes)
 # Without a configured bound (the service passes OME_RANKER_MAX_BODY_BYTES): its default.
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
@@ -51,11 +59,30 @@ class CorruptEntry(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class CachedAnswer:
-    """A rendered response, exactly as the view sends it (``X-Cache`` aside)."""
+    """A rendered response, exactly as the view sends it (``X-Cache`` aside); ``gzipped`` is
+    the body as one gzip member, for an answer of ``COMPRESS_MIN_BYTES`` or more that it
+    shrinks (``compressed``), else None."""
 
     status: int
     content_type: str
     body: bytes
+    gzipped: bytes | None = None
+
+
+def gzip_member(body: bytes) -> bytes:
+    """``body`` as one gzip member, the same bytes for the same body."""
+    packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, _GZIP_WBITS)
+    return packer.compress(body) + packer.flush()
+
+
+def compressed(answer: CachedAnswer) -> CachedAnswer:
+    """``answer`` with its gzip member, made once here whoever stores or sends it."""
+    if answer.gzipped is not None or len(answer.body) < COMPRESS_MIN_BYTES:
+        return answer
+    packed = gzip_member(answer.body)
+    if len(packed) >= len(answer.body):
+        return answer
+    return CachedAnswer(answer.status, answer.content_type, answer.body, packed)
 
 
 class FrameCodec:
@@ -87,11 +114,8 @@ class FrameCodec:
             raise ValueError("content type longer than 255 bytes cannot be framed")
         if not self.fits(answer):
             raise ValueError(f"answer body over {self.max_body_bytes} bytes cannot be framed")
-        flags, body = 0, answer.body
-        if len(body) >= COMPRESS_MIN_BYTES:
-            packed = zlib.compress(body, COMPRESS_LEVEL)
-            if len(packed) < len(body):
-                flags, body = FLAG_ZLIB, packed
+        packed = compressed(answer).gzipped
+        flags, body = (0, answer.body) if packed is None else (FLAG_GZIP, packed)
         return flags, b"".join((bytes((len(content_type),)), content_type, body))
 
     def sign(self, key: str, status: int, flags: int, payload: bytes) -> bytes:
@@ -117,28 +141,33 @@ class FrameCodec:
         expected = self._mac(key, view[: _FIELDS.size], payload)
         if not hmac.compare_digest(expected, view[_FIELDS.size : HEADER_SIZE]):
             raise CorruptEntry("frame signature does not match (another key or secret)")
-        if flags & ~FLAG_ZLIB or not 200 <= status <= 599:
+        if flags & ~FLAG_GZIP or not 200 <= status <= 599:
             raise CorruptEntry("frame header out of range")
         type_end = 1 + payload[0]
         if type_end > len(payload):
             raise CorruptEntry("content type runs past the frame")
+        gzipped = None
         try:
             content_type = bytes(payload[1:type_end]).decode("ascii")
             packed = payload[type_end:]
-            body = self._inflate(packed) if flags & FLAG_ZLIB else bytes(packed)
+            if flags & FLAG_GZIP:
+                body, gzipped = self._inflate(packed), bytes(packed)
+            else:
+                body = bytes(packed)
         except (UnicodeDecodeError, zlib.error) as error:
             raise CorruptEntry(f"frame payload does not decode: {error}") from None
         if len(body) > self.max_body_bytes:
             raise CorruptEntry(f"frame body over {self.max_body_bytes} bytes")
-        return CachedAnswer(status, content_type, body)
+        return CachedAnswer(status, content_type, body, gzipped)
 
     def _inflate(self, packed: memoryview) -> bytes:
-        inflater = zlib.decompressobj()
+        """The body of one whole gzip member (its CRC and length checked by zlib), bounded."""
+        inflater = zlib.decompressobj(_GZIP_WBITS)
         body = inflater.decompress(packed, self.max_body_bytes + 1)
         if len(body) > self.max_body_bytes or inflater.unconsumed_tail:
             raise CorruptEntry(f"frame body inflates past {self.max_body_bytes} bytes")
         if not inflater.eof or inflater.unused_data:
-            raise CorruptEntry("frame body is not one complete zlib stream")
+            raise CorruptEntry("frame body is not one complete gzip member")
         return body
 
     def _mac(self, key: str, fields: bytes | memoryview, payload: bytes | memoryview) -> bytes:

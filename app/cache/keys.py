@@ -45,9 +45,14 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 _HEAD_FIELDS = tuple(field.name for field in fields(RankRequest) if field.name != "runtimes")
 
 
+# ensure_ascii: lone surrogates and any other code point encode unambiguously as escapes. One
+# encoder for every call: json.dumps builds a new one for each call with options, which was
+# half the cost of a runtime's encoding (a thousand per request).
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def _dumps(value: Any) -> bytes:
-    # ensure_ascii: lone surrogates and any other code point encode unambiguously as escapes.
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return _ENCODER.encode(value).encode()
 
 
 def _plain(value: Any) -> Any:

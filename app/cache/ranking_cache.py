@@ -8,10 +8,11 @@ gives up on the cache for the rest of the request after a failure) and never an 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError
@@ -55,6 +56,41 @@ class ThrottledLog:
         self.logger.warning(message, *args, exc_info=exc_info)
 
 
+class Flights:
+    """One lock per answer being computed in this process, so that the requests that miss the
+    same key at once (a recycled worker's first polls, a catalog just written) wait for one
+    computation instead of each making its own. A lock lives while someone holds or waits."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, list] = {}  # key -> [lock, holders and waiters]
+        self._guard = threading.Lock()
+
+    @contextlib.contextmanager
+    def computing(self, key: str) -> Iterator[bool]:
+        """Hold ``key``'s lock; True when another request held it first (its answer may be
+        stored by now)."""
+        with self._guard:
+            entry = self._locks.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        lock = entry[0]
+        waited = not lock.acquire(blocking=False)
+        if waited:
+            lock.acquire()
+        try:
+            yield waited
+        finally:
+            lock.release()
+            with self._guard:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._locks[key]
+
+    def requests(self) -> int:
+        """The requests holding or waiting for a key's lock, all keys together."""
+        with self._guard:
+            return sum(entry[1] for entry in self._locks.values())
+
+
 def _server_answered(error: Exception) -> bool:
     """An error reply (OOM on SET, a read-only replica, ACLs) means Redis is up and fast: it is
     counted, but does not open the breaker, so reads that still work keep being served."""
@@ -81,6 +117,7 @@ class RankingCache:
         self.ttl = ttl
         self.breaker = breaker
         self.counts = dict.fromkeys(COUNTERS, 0)
+        self.flights = Flights()
         self.last_error: str | None = None
         self._counts_lock = threading.Lock()
         self._failure_log = ThrottledLog(log, log_interval, clock)

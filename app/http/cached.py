@@ -3,20 +3,25 @@ route look their answer up, compute it on a miss, store it and build the respons
 
 A request's cache session honours ``Cache-Control: no-cache`` (reads skipped, the answer still
 stored). ``X-Cache`` says ``hit``, ``miss`` or ``bypass``; an OME error answered (a 404/422 of
-``/v1/select``), computed or cached, leaves its code for the request's log line.
+``/v1/select``), computed or cached, leaves its code for the request's log line. An answer is
+compressed once, before it is stored, and a client that accepts gzip is sent that gzip member
+(app/http/compression.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from flask import Response, current_app, request
 
 from app.cache import CachedAnswer, get_ranking_cache
+from app.cache.framing import compressed
 from app.cache.ranking_cache import CacheSession
 
 from . import record
+from .compression import GZIP, accepts_gzip
 
 Compute = Callable[[], CachedAnswer]
 
@@ -49,7 +54,7 @@ def answer_in_two(
         if found is not None:
             session.store({key: found}, fresh=False)
             return found
-    found = compute()
+    found = compressed(compute())  # once, for the cache and for this answer
     entries = {key: found} if second is None else {key: found, second: found}
     session.store(entries, fresh=True)
     return found
@@ -61,13 +66,26 @@ def response(session: CacheSession, found: CachedAnswer) -> Response:
     seen.cache_result = session.result
     if found.status >= 400:  # an OME error, computed or cached: its code for the log line
         seen.error_code = json.loads(found.body)["error"]["code"]
-    served = Response(found.body, status=found.status, content_type=found.content_type)
+    if found.gzipped is not None and accepts_gzip():  # as stored: nothing compressed here
+        served = Response(found.gzipped, status=found.status, content_type=found.content_type)
+        served.headers["Content-Encoding"] = GZIP
+    else:
+        served = Response(found.body, status=found.status, content_type=found.content_type)
     served.headers["X-Cache"] = session.result
     return served
 
 
+@contextlib.contextmanager
+def computing(session: CacheSession, key: str) -> Iterator[CachedAnswer | None]:
+    """After a miss on ``key``: wait while another request of this worker computes it, then
+    the answer it stored (None: compute it, holding the key meanwhile). A bypass computes
+    its own (rules §16: ``no-cache`` skips the reads)."""
+    with session.cache.flights.computing(key) as waited:
+        yield session.lookup(key) if waited and not session.bypass else None
+
+
 def computed(session: CacheSession, key: str, compute: Compute) -> CachedAnswer:
     """``compute()``'s answer, stored under ``key`` (after a miss the caller made itself)."""
-    found = compute()
+    found = compressed(compute())
     session.store({key: found}, fresh=True)
     return found

@@ -19,6 +19,8 @@ import re
 from itertools import accumulate
 from typing import Any
 
+import orjson
+
 from app.errors import MalformedRequest, UnsupportedMediaType
 
 MAX_DEPTH = 200
@@ -41,6 +43,8 @@ def check_utf8(raw: bytes) -> str:
 
 _QUOTED = re.compile(rb'"[^"]*"')
 _NOT_QUOTE_OR_BRACKET = bytes(b for b in range(256) if b not in b'"[]{}')
+_REPLACE_PASSES = 24
+_SQUARE = bytes.maketrans(b"{}", b"[]")
 _BRACKET_STEP = [0] * 256
 for _opening, _closing in (b"[]", b"{}"):
     _BRACKET_STEP[_opening], _BRACKET_STEP[_closing] = 1, -1
@@ -61,7 +65,38 @@ def json_depth(raw: bytes) -> int:
     if b"\\" in raw:  # a memchr: most bodies have no escapes, and each replace costs ~4 ms
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     brackets = _QUOTED.sub(b"", raw.translate(None, _NOT_QUOTE_OR_BRACKET).replace(b'""', b""))
-    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
+    # The brackets nest properly (valid JSON), so their kind does not matter: as `[` and `]`
+    # only, each replace of `[]` takes out every innermost pair, and a body of depth d is empty
+    # after d of them. Manifests are ~10 deep: ten C-level passes instead of a running sum over
+    # every bracket (5 ms for 2 MB). Past _REPLACE_PASSES, the running sum finishes what is
+    # left, which is that much shallower.
+    brackets = brackets.translate(_SQUARE)
+    for passes in range(_REPLACE_PASSES):
+        if not brackets:
+            return passes
+        brackets = brackets.replace(b"[]", b"")
+    return _REPLACE_PASSES + max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
+
+
+# orjson reads an integer past 64 bits as a float (2**64 -> 1.8446744073709552e+19) where the
+# stdlib keeps it exact: a body with a run of 19 digits anywhere goes to the stdlib decoder.
+_DIGIT_RUNS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_DIGIT_RUN = b"0" * 19
+NOT_READ = object()
+
+
+def orjson_value(raw: bytes | bytearray) -> Any:
+    """orjson's value of the JSON in ``raw`` where it is certainly the stdlib decoder's (about a
+    quarter of its time), else ``NOT_READ``: orjson refuses what it does not read exactly as the
+    stdlib does (a byte-order mark, NaN, a lone surrogate, a number that overflows to infinity,
+    a control character in a string) and is not asked about long integers. Duplicate keys: the
+    last wins, in the first one's place, as with the stdlib."""
+    if _LONG_DIGIT_RUN in raw.translate(_DIGIT_RUNS):
+        return NOT_READ
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return NOT_READ
 
 
 def _reject_constant(name: str) -> Any:
@@ -71,16 +106,10 @@ def _reject_constant(name: str) -> Any:
 def decode_json_body(raw: bytes) -> dict | list:
     """Decode a JSON object, or an array (of manifests, rules §15), from UTF-8 (a leading BOM
     tolerated); duplicate keys: the last wins."""
-    text = check_utf8(raw).removeprefix("\ufeff")  # json.loads(bytes) would accept UTF-16/32 too
     too_deep = f"request body is nested deeper than {MAX_DEPTH} levels"
-    try:
-        data = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:  # str(): "<problem>: line L column C (char N)"
-        raise MalformedRequest(f"request body is not valid JSON: {exc}") from None
-    except RecursionError:  # the C decoder's own limit, near the interpreter's (~1000)
-        raise MalformedRequest(too_deep) from None
-    except ValueError:  # the only other: an integer longer than sys.get_int_max_str_digits()
-        raise MalformedRequest("request body is not valid JSON: an integer is too long") from None
+    data = orjson_value(raw)  # it checks the UTF-8 itself; anything it refuses is decided below
+    if data is NOT_READ:
+        data = _stdlib_value(raw, too_deep)
     if not isinstance(data, dict | list):
         names = {str: "string", bool: "boolean", type(None): "null"}
         got = names.get(type(data), "number")
@@ -88,6 +117,19 @@ def decode_json_body(raw: bytes) -> dict | list:
     if json_depth(raw) > MAX_DEPTH:  # after loads: the scan needs well-formed JSON
         raise MalformedRequest(too_deep)
     return data
+
+
+def _stdlib_value(raw: bytes, too_deep: str) -> Any:
+    """The stdlib decoder's value, or the error that names what is wrong."""
+    text = check_utf8(raw).removeprefix("\ufeff")  # json.loads(bytes) would accept UTF-16/32 too
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:  # str(): "<problem>: line L column C (char N)"
+        raise MalformedRequest(f"request body is not valid JSON: {exc}") from None
+    except RecursionError:  # the C decoder's own limit, near the interpreter's (~1000)
+        raise MalformedRequest(too_deep) from None
+    except ValueError:  # the only other: an integer longer than sys.get_int_max_str_digits()
+        raise MalformedRequest("request body is not valid JSON: an integer is too long") from None
 
 
 def decode_body(raw: bytes, mimetype: str) -> tuple[bool, Any]:

@@ -9,11 +9,12 @@ and scalar keys that are not strings take their JSON spelling (``1`` -> ``"1"``,
 Two loaders give those values:
 
 * the fast path: rapidyaml (C++ ryml) parses the stream and writes it as JSON, in C++;
-  ``json.loads`` reads that (``python -m bench.yaml_decode``, 1 000 runtimes: 2-3x json.loads,
-  ~30x faster than the PyYAML path). JSON loses whether a scalar was quoted, and ryml types plain
-  scalars by YAML 1.2 rules, so the JSON's text is searched for every scalar on which the two
-  could disagree (``yes``, ``~``, ``0x1F``, ``1_000``, ``12:30``, ``.inf``...), and its numbers
-  are re-read by YAML 1.1 rules (``1e3`` is a string there);
+  orjson reads that (the stdlib decoder, with hooks, when a number has a fraction or an
+  exponent), ~30x faster than the PyYAML path (figures in bench/README.md). JSON loses
+  whether a scalar was quoted, and ryml types plain scalars by YAML 1.2 rules, so the JSON's
+  text is searched for every scalar on which the two could disagree (``yes``, ``~``,
+  ``0x1F``, ``1_000``, ``12:30``, ``.inf``...), and its numbers are re-read by YAML 1.1 rules
+  (``1e3`` is a string there);
 * the PyYAML path: libyaml's event parser, our metering composer, PyYAML's SafeConstructor.
 
 The fast path answers only when its result is certainly the PyYAML path's: anything else (tags,
@@ -42,6 +43,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import ryml
 import yaml
 from yaml.composer import Composer, ComposerError
@@ -54,7 +56,7 @@ from yaml.resolver import Resolver
 from app.errors import MalformedRequest
 from app.selection.budget import DeadlinePassed, checkpoint
 
-from .decoding import MAX_DEPTH, check_utf8, clip
+from .decoding import MAX_DEPTH, NOT_READ, check_utf8, clip, orjson_value
 
 try:  # libyaml scans and parses in C (5x faster); composing stays in Python, see _Composer
     from yaml._yaml import CParser as _EventParser
@@ -347,8 +349,13 @@ class _Fallback(Exception):
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 _YAML11_ONLY = re.compile("[\x85\u2028\u2029\ufeff]")
 _BOM = "\ufeff".encode()
-# The escapes of the characters above (and of NBSP) in a double-quoted scalar.
+# The escapes of the characters above (and of NBSP) in a double-quoted scalar, and the UTF-8 of
+# what they stand for: the only place an escape means anything is a double-quoted scalar, where
+# ryml writes the character itself into its JSON. So the bytes (a comment such as OME's
+# `# \\_(ツ)_/¯`, a plain or single-quoted scalar, a block scalar) may hold the escapes as text:
+# only a character they stand for in ryml's output sends the stream to the PyYAML path.
 _YAML11_ESCAPE = re.compile(rb"\\[LPN_]")
+_YAML11_ESCAPED = tuple(char.encode() for char in "\x85\u2028\u2029\xa0")
 
 
 def _token_start(char: bytes, after: bytes, then: bytes = b"") -> tuple[bytes, re.Pattern]:
@@ -393,14 +400,41 @@ _DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
 # A quoted scalar that begins a token and ends on its line: its content is literal text to both
 # parsers, so the token checks below look at the bytes with it emptied (`"{% if x %}"` -> `""`),
 # which keeps the quotes for the quote-then-bracket rules. One alternation of disjoint first
-# characters per quote style, no nested repetition: linear.
+# characters per quote style, no nested repetition: linear. The quote comes first and the
+# lookbehind after it, so that the search runs at memchr speed (a lookbehind first is tried at
+# every byte: 20 ms a pass over OME's 208 runtimes).
 _QUOTED_TOKENS = (
-    (re.compile(rb'(?<![^\s,\[{-])"(?:[^"\\\n]|\\.)*"'), b'""'),
-    (re.compile(rb"(?<![^\s,\[{-])'(?:[^'\n]|'')*'"), b"''"),
+    (re.compile(rb'"(?<![^\s,\[{-]")(?:[^"\\\n]|\\.)*"'), b'""'),
+    (re.compile(rb"'(?<![^\s,\[{-]')(?:[^'\n]|'')*'"), b"''"),
 )
 
 
-def _unsure(raw: bytes) -> bool:
+def _without_quoted_tokens(raw: bytes) -> bytes:
+    for pattern, emptied in _QUOTED_TOKENS:
+        raw = pattern.sub(emptied, raw)
+    return raw
+
+
+class _Scanned:
+    """The body's bytes, and the same with its quoted tokens emptied, made once when needed."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self._emptied: bytes | None = None
+
+    def found(self, patterns: list[tuple[bytes, re.Pattern]]) -> bool:
+        """Whether one of ``patterns`` matches; then again with the quoted tokens emptied (a
+        pass that costs, so only when something matched)."""
+        raw = self.raw
+        if not any(char in raw and pattern.search(raw) for char, pattern in patterns):
+            return False
+        if self._emptied is None:
+            self._emptied = _without_quoted_tokens(raw)
+        raw = self._emptied
+        return any(char in raw and pattern.search(raw) for char, pattern in patterns)
+
+
+def _unsure(raw: bytes, scanned: _Scanned | None = None) -> bool:
     """Could ryml read these bytes otherwise than the PyYAML path does? (True: do not ask it.)"""
     unusual = raw.translate(None, _PRINTABLE_ASCII)
     if unusual:
@@ -409,17 +443,11 @@ def _unsure(raw: bytes) -> bool:
             return True
     if b"\t" in raw:  # YAML 1.1 takes tabs in fewer places than ryml does
         return True
-    if b"\\" in raw and _YAML11_ESCAPE.search(raw):
-        return True  # \L \P \N \_ are line breaks to YAML 1.1's folding of a quoted scalar
-    if raw.startswith(b"...") or b"\n..." in raw or b"\r..." in raw:
+    if b"..." in raw and (raw.startswith(b"...") or b"\n..." in raw or b"\r..." in raw):
         return True  # YAML 1.1 wants `---` before a document that follows `...`; 1.2 does not
     if not raw.endswith(b"\n") and (b"|" in raw or b">" in raw):
         return True  # ryml ends a block scalar that ends the body with a line break
-    if not any(char in raw and pattern.search(raw) for char, pattern in _UNSURE):
-        return False
-    for pattern, emptied in _QUOTED_TOKENS:  # only when something matched: it costs a pass
-        raw = pattern.sub(emptied, raw)
-    return any(char in raw and pattern.search(raw) for char, pattern in _UNSURE)
+    return (scanned or _Scanned(raw)).found(_UNSURE)
 
 
 # JSON string tokens (in ryml's output) whose scalar PyYAML may read differently, found in C:
@@ -511,13 +539,38 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+# A bare number with a fraction or an exponent in ryml's JSON, which writes every value after
+# `": ` or on a line of its own: YAML 1.1 reads those otherwise (_json_float), so the stdlib
+# decoder with its hooks reads such a text. (A match inside a string only costs that detour.)
+# (Each pattern begins with a literal, so that the search runs at memchr speed.)
+_BARE_FRACTIONS = (
+    re.compile(rb'": -?[0-9]+[.eE]'),
+    re.compile(rb"\n *+-?[0-9]+[.eE]"),  # possessive: 14 ms -> 3 ms over OME's runtimes
+    re.compile(rb"-?[0-9]+[.eE]"),  # matched at the start only: a whole document
+)
+
+
+def _bare_fraction(text: bytes | bytearray) -> bool:
+    value, item, document = _BARE_FRACTIONS
+    return bool(value.search(text) or item.search(text) or document.match(text))
+
+
+def _compact_key_count(compact: bytes) -> int:
+    """Keys in orjson's compact JSON: each is written `"...":`, a value never ends so."""
+    if b'\\":' in compact:
+        compact = compact.replace(b"\\\\", b"")
+        return compact.count(b'":') - compact.count(b'\\":')
+    return compact.count(b'":')
+
+
 def _no_constant(name: str) -> Any:
     raise _Fallback  # pragma: no cover - ryml writes no NaN or Infinity
 
 
 def _key_count(text: bytes | bytearray) -> int:
-    """Keys in ryml's JSON: each is written `"...": `, and no string holds an unescaped quote."""
-    if b"\\" in text:
+    """Keys in ryml's JSON: each is written `"...": `, and no string holds an unescaped quote.
+    Without an escaped quote before `: ` (a memmem of a rare byte), every match is a key."""
+    if b'\\": ' in text:
         text = text.replace(b"\\\\", b"")
         return text.count(b'": ') - text.count(b'\\": ')
     return text.count(b'": ')
@@ -613,7 +666,8 @@ def _fast_documents(raw: bytes) -> list | None:
     """
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]
-    unsure = _unsure(raw)
+    scanned = _Scanned(raw)
+    unsure = _unsure(raw, scanned)
     if unsure and len(raw) <= _SMALL:
         return None
     too_many = len(raw) > _RYML_NODES and _node_ceiling(raw) > _RYML_NODES
@@ -628,7 +682,7 @@ def _fast_documents(raw: bytes) -> list | None:
         return None
     if not documents:
         return []
-    if any(char in raw and pattern.search(raw) for char, pattern in _NODE_PROPERTIES):
+    if scanned.found(_NODE_PROPERTIES):  # `!=` in a quoted Jinja template is no tag
         has_any = tree.type_has_any  # ids 0..size-1: ryml only ever drops its last node
         if any(has_any(node, _PROPERTY_BITS) for node in range(tree.size())):
             return None  # tags are refused, anchors and aliases metered: the PyYAML path
@@ -638,11 +692,26 @@ def _fast_documents(raw: bytes) -> list | None:
         return None
     if text.startswith(b'"') if not stream else b'\n  "' in text:
         return None  # a string as a whole document: YAML 1.1 indents a block scalar there
+    if (
+        b"\\" in raw
+        and (b"\xc2" in text or b"\xe2" in text)  # their UTF-8's first bytes: a memchr each
+        and _YAML11_ESCAPE.search(raw)
+        and any(char in text for char in _YAML11_ESCAPED)
+    ):
+        return None  # \L \P \N \_ are line breaks to YAML 1.1's folding of a quoted scalar
     keys = _key_count(text)
     _refuse_past_bounds(documents, nodes + keys)
     for match in _CANDIDATE.finditer(text):
         if _is_ambiguous(match, text):
             return None
+    if not _bare_fraction(text):
+        value = orjson_value(text)  # a control character, a long integer: the decoder below
+        if value is not NOT_READ:
+            # A key twice in a mapping leaves one: orjson's compact JSON of the value then holds
+            # fewer keys than ryml's did (the PyYAML path names the key, with its line).
+            if _compact_key_count(orjson.dumps(value)) != keys:
+                return None
+            return value if stream else [value]
     sizes: list[int] = []
     remember = sizes.append
 

@@ -43,26 +43,36 @@ def _opt_bool(value: Any) -> Any:
     return value if value is None or type(value) is bool else _NOT_SIMPLE
 
 
+# A cluster's runtimes name a handful of formats and frameworks, thousands of times: the same
+# (frozen) EntryRef serves every entry that names the same one. Bounded: cleared when full.
+_REFS: dict[tuple[str, str | None, str | None, int], doc.EntryRef] = {}
+_MAX_REFS = 4096
+
+
 def _entry_ref(value: Any) -> Any:
     if value is None:
         return None
     if type(value) is not dict:
         return _NOT_SIMPLE
-    name = value.get("name")
-    version = value.get("version")
-    operator = value.get("operator")
-    weight = value.get("weight")
+    get = value.get
+    name, version, operator, weight = get("name"), get("version"), get("operator"), get("weight")
     if (
         type(name) is not str
-        or _opt_str(version) is _NOT_SIMPLE
-        or _opt_str(operator) is _NOT_SIMPLE
-        or (
-            weight is not None
-            and (type(weight) is not int or not WEIGHT_MIN <= weight <= WEIGHT_MAX)
-        )
+        or (version is not None and type(version) is not str)
+        or (operator is not None and type(operator) is not str)
     ):
         return _NOT_SIMPLE
-    return doc.EntryRef(name, version, operator, 1 if weight is None else weight)  # §1.2
+    if weight is None:
+        weight = 1  # §1.2
+    elif type(weight) is not int or not WEIGHT_MIN <= weight <= WEIGHT_MAX:
+        return _NOT_SIMPLE
+    key = (name, version, operator, weight)  # exact types: no True == 1 or 1.0 == 1 here
+    ref = _REFS.get(key)
+    if ref is None:
+        if len(_REFS) >= _MAX_REFS:
+            _REFS.clear()
+        ref = _REFS[key] = doc.EntryRef(name, version, operator, weight)
+    return ref
 
 
 def _entry(value: Any) -> Any:

@@ -24,8 +24,16 @@ thread parses and answers it without waiting for the client. So:
   answered 503 ``DeadlineExceeded`` by the loop (the application's ``deadline.check()`` answers
   first wherever the code checks); if every thread is stuck so, the worker retires;
 - SIGTERM starts a drain: ``/readyz`` answers 503, connections are still accepted and answered
-  (with ``Connection: close``) for ``OME_RANKER_DRAIN_SECONDS``; then the worker stops accepting
-  and finishes what it holds within ``OME_RANKER_GRACEFUL_TIMEOUT``.
+  (with ``Connection: close``) for ``OME_RANKER_DRAIN_SECONDS``; then the worker closes (below);
+- a worker that has served ``OME_RANKER_MAX_REQUESTS`` requests (with gunicorn's jitter) closes
+  and exits, and gunicorn starts another in its place;
+- closing never resets a connection a client may be using: the worker stops accepting, answers
+  the next request of every connection it holds with ``Connection: close`` (the requests in
+  flight, and the keep-alive connections whose next request is on its way), waits for each client
+  to close, and exits when it holds none, or after ``OME_RANKER_GRACEFUL_TIMEOUT``. A keep-alive
+  connection that stays idle is closed at its keep-alive timeout, as it would have been anyway.
+  gunicorn's own recycling would stop the loop at once and close the idle keep-alive connections
+  under their clients' next requests.
 
 The loop never blocks: every socket operation in it is non-blocking, so the worker's heartbeat
 never stops while it is alive, and the master's worker timeout does not kill it for a slow request.
@@ -35,10 +43,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import logging
 import os
 import selectors
 import socket
+import sys
 import time
 from typing import TYPE_CHECKING, cast
 
@@ -66,6 +76,7 @@ class RankerWorker(ConnectionReading, ThreadWorker):
 
     # Set by gunicorn's Worker, which has no type information.
     alive: bool
+    max_requests: int
     wsgi: WSGIApplication
 
     def init_process(self) -> None:
@@ -80,6 +91,12 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         self.init_reading()
         self.draining_until: float | None = None
         self._drain_logged = False
+        # Recycling: gunicorn's own (ThreadWorker.handle_request) would end the loop at once;
+        # this worker closes first (see the module docstring).
+        self.recycle_after = self.max_requests  # set by gunicorn's Worker, jitter included
+        self.max_requests = sys.maxsize
+        self.served = itertools.count(1)  # next() is atomic: the threads count without a lock
+        self.retiring = False
         super().init_process()
 
     # -- the application ------------------------------------------------------------------
@@ -104,7 +121,11 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         self.wsgi = with_worker_state
 
     def handle_request(self, req, conn) -> bool:
-        if self.draining_until is not None:
+        if next(self.served) >= self.recycle_after and not self.retiring:
+            self.retiring = True
+            self.log.info("Recycling worker after %d requests: closing", self.recycle_after)
+            self.method_queue.defer(lambda: None)  # wake the loop
+        if self.draining_until is not None or self.retiring:
             req.force_close()  # the client's next request goes to a new connection
         return super().handle_request(req, conn)
 
@@ -123,6 +144,8 @@ class RankerWorker(ConnectionReading, ThreadWorker):
                 self._log_drain()
                 if now >= self.draining_until:
                     break
+            if self.retiring:
+                break
             can_accept = self.nr_conns < self.worker_connections
             if can_accept != self._accepting:
                 self.set_accept_enabled(can_accept)
@@ -137,13 +160,17 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         self._finish()
 
     def _finish(self) -> None:
-        """Stop accepting; finish the requests held, within the graceful timeout."""
+        """Stop accepting; answer the next request of every connection held with
+        ``Connection: close`` (gunicorn closes every answer once ``alive`` is False) and wait
+        for each to end, within the graceful timeout. An idle keep-alive connection ends at its
+        keep-alive timeout, if its client sends nothing before."""
         self.set_accept_enabled(False)
         for listener in self.sockets:
             listener.close()
-        for conn in [conn for conn in self.reading if conn.received_nothing]:
-            self._leave_reading(conn)
-            self._close(conn)
+        self.log.info(
+            "closing: %d connection(s) held, each closed after its next answer",
+            self.nr_conns,
+        )
         limit = time.monotonic() + self.settings.graceful_timeout
         while self.in_flight or self.reading or self.waiting_for_thread or self.lingering:
             now = time.monotonic()
@@ -217,7 +244,9 @@ class RankerWorker(ConnectionReading, ThreadWorker):
                     self.waiting_for_thread.remove(waiting)
                     self._dispatch(waiting)
         keepalive = not future.cancelled() and future.exception() is None and future.result()
-        if keepalive and self.alive and not conn.sock.answered_by_worker:
+        # Also while closing: an answer sent as keep-alive is followed by the client's next
+        # request, which is read and answered with Connection: close, never dropped.
+        if keepalive and not conn.sock.answered_by_worker:
             conn.buffer = self._buffer()
             leftover = conn.parser.unreader.take_buffered()  # a pipelined next request
             if leftover:

@@ -164,6 +164,90 @@ def test_json_fuzz_returns_a_dict_or_raises_malformed(raw):
         assert exc.message
 
 
+def same_json(a: object, b: object) -> bool:
+    """Equal with the same types all the way down (1 is not 1.0 nor True), keys in order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_json(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(same_json, a, b))
+    return repr(a) == repr(b)
+
+
+def refused_constant(name: str) -> object:
+    raise ValueError(name)
+
+
+def stdlib_decoded(raw: bytes) -> object:
+    """What decode_json_body gave before orjson read bodies: the stdlib's value, or REFUSED."""
+    try:
+        value = json.loads(
+            raw.decode("utf-8").removeprefix("\ufeff"), parse_constant=refused_constant
+        )
+    except (ValueError, RecursionError):
+        return "REFUSED"
+    return value if isinstance(value, dict | list) and json_depth(raw) <= MAX_DEPTH else "REFUSED"
+
+
+EDGE_NUMBERS = [
+    "18446744073709551615", "18446744073709551616", "-9223372036854775809", "9" * 30,
+    "1e400", "-1e400", "1e-400", "-0", "-0.0", "1E5", "0.1", "5e-324", "1.7976931348623157e308",
+    "123456789012345678", "0.1234567890123456789", "1.0",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("number", EDGE_NUMBERS)
+def test_json_numbers_read_as_the_stdlib_reads_them(number):
+    """orjson reads an integer past 64 bits as a float: such bodies go to the stdlib."""
+    raw = f'{{"n": {number}, "l": [{number}]}}'.encode()
+    expected = stdlib_decoded(raw)
+    if expected == "REFUSED":
+        malformed(decode_json_body, raw, "not valid JSON")
+    else:
+        assert same_json(decode_json_body(raw), expected)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": 1, "b": 2, "a": 3}',
+        b'\xef\xbb\xbf{"a": 1}',
+        b'{"s": "\\ud800"}',  # a lone surrogate escape: the stdlib keeps it
+        b'{"s": "\\u0000\\u2028\xc3\xa9"}',
+        b" [ {} , [] ] ",
+    ],
+)
+def test_json_bodies_orjson_refuses_or_reads_read_as_the_stdlib_reads_them(raw):
+    assert same_json(decode_json_body(raw), stdlib_decoded(raw))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.integers(min_value=2**60, max_value=2**70)
+        | st.floats(allow_nan=False)
+        | st.text(alphabet='ab"\\é\u2028\x00\U0001f600'),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.dictionaries(st.sampled_from(["a", "b", "é", ""]), children, max_size=4)
+        ),
+        max_leaves=30,
+    ),
+    st.booleans(),
+)
+def test_json_bodies_decode_exactly_as_the_stdlib_decodes_them(value, ensure_ascii):
+    raw = json.dumps({"v": value}, ensure_ascii=ensure_ascii).encode()
+    expected = stdlib_decoded(raw)
+    if expected == "REFUSED":  # Infinity
+        malformed(decode_json_body, raw, "not a JSON value")
+    else:
+        assert same_json(decode_json_body(raw), expected)
+
+
 # ---------------------------------------------------------------------------------------- YAML
 
 

@@ -205,7 +205,7 @@ def test_accept_negotiation(client):
         response = client.post("/v1/rank", json=body, headers={"Accept": accept})
         assert response.mimetype == mimetype, accept
         assert response.headers["X-Cache"] == cache, accept
-        assert response.headers["Vary"] == "Accept"
+        assert response.headers["Vary"] == "Accept, Accept-Encoding"
 
 
 def test_non_finite_distance_is_null_and_size_warnings(client):

@@ -11,6 +11,7 @@ manifests (bench/manifests.py, the OME documentation cases).
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from unittest import mock
@@ -409,7 +410,7 @@ FRAGMENTS = [
     ": ", "? ", "#", "|\n", ">\n", "|-\n", "'q'", '"d"', '"\\u00e9"', "~", "1:0", ".nan", "yes",
     "0x1F", "1_000", "-.5", "1e3", "x", "y z", "\r\n", "\ufeff", "é", " # c\n", "-", ":", "'",
     '"', "\\", "a:b", "8080", "'8080'", "null", "True", "<<: ", "=", "1.", ".5", "+1", "010",
-    "&a ", "*a", "!!str ", "%", "@", "\t",
+    "&a ", "*a", "!!str ", "%", "@", "\t", "\\_", "\\L", "# \\_ \u00af\n", "!=", "1.5", "\u00a0",
 ]  # fmt: skip
 
 
@@ -616,16 +617,68 @@ spec:
               fieldPath: metadata.labels['ome.io/inferenceservice']
       args:
         - "{% if messages[0]['role'] == 'system' %}{{ x }}{% endif %}"
+        - "{% if message['role'] != 'user' %}{{ raise_exception('x') }}{% endif %}"
         - '--compilation-config={"mode":"FULL","custom_ops":["all"]}'
+# adding this for the sake of completeness \\_(\xe3\x83\x84)_/\xc2\xaf
+      resources:
+        limits:
+          nvidia.com/gpu: 8
+      ratio: 0.9
+      ratios:
+        - 0.5
+        - 1e3
 """
 
 
 def test_the_quirks_of_ome_s_own_runtimes_take_the_fast_path():
-    """Brackets and braces inside quoted scalars, or a quote inside a plain scalar, are text to
-    both parsers: OME's shipped runtimes are full of them and must not fall back."""
-    fast = yaml_loader._fast_documents(OME_RUNTIME_LINES)
-    assert fast is not None
-    assert fast == yaml_loader._pyyaml_documents(OME_RUNTIME_LINES)
+    """Brackets and braces inside quoted scalars, a quote inside a plain scalar, `!=` inside a
+    quoted template, an escape's text in a comment: OME's shipped runtimes are full of them and
+    must not fall back, neither alone nor in a stream of many."""
+    for raw in (OME_RUNTIME_LINES, b"---\n".join([OME_RUNTIME_LINES] * 50)):
+        fast = assert_fast_path_agrees(raw)
+        assert fast is not None
+    engine = fast[0]["spec"]["engineConfig"]["runner"]
+    assert engine["ratio"] == 0.9  # YAML 1.1 reads the floats, `1e3` is a string
+    assert engine["ratios"] == [0.5, "1e3"]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"# \\_ \\L \\N \\P\na: 1\n",
+        b"a: x\\_y\n",  # plain: the backslash is text
+        b"a: 'x\\_y'\n",  # single-quoted: the same
+        b"a: |\n  x\\Ly\n",
+    ],
+)
+def test_escapes_outside_double_quoted_scalars_stay_on_the_fast_path(raw):
+    assert assert_fast_path_agrees(raw) is not None
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b'# \\_\na: "x\\_y"\n', b'a: "\\N"  # \\_\n', b'"\\L": 1\n', b"b: \xc2\xa0\na: '\\_'\n"],
+)
+def test_an_escape_a_double_quoted_scalar_uses_still_falls_back(raw):
+    """Only ryml's output tells where an escape was read (a comment beside it changes nothing);
+    a no-break space written as it is, beside the escape's text, falls back too (harmless)."""
+    assert yaml_loader._fast_documents(raw) is None
+    assert same(load_documents(raw), pyyaml(raw))
+
+
+OME_CONFIG = os.environ.get("OME_CONFIG_DIR")
+
+
+@pytest.mark.skipif(not OME_CONFIG, reason="OME_CONFIG_DIR names no OME checkout's config/")
+def test_ome_s_shipped_runtimes_take_the_fast_path_with_the_same_values():
+    """OME_CONFIG_DIR=/path/to/ome/config: every shipped runtime file, and all in one stream."""
+    files = sorted(Path(OME_CONFIG, "runtimes").rglob("*.yaml"))
+    files = [path for path in files if path.name != "kustomization.yaml"]
+    assert files
+    for path in files:
+        assert assert_fast_path_agrees(path.read_bytes()) is not None, path
+    stream = b"".join(b"\n---\n" + path.read_bytes() for path in files)
+    assert assert_fast_path_agrees(stream) is not None
 
 
 @pytest.mark.parametrize(

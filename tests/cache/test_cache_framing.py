@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import random
 import struct
 import tracemalloc
@@ -13,11 +14,13 @@ from hypothesis import strategies as st
 
 from app.cache.framing import (
     COMPRESS_MIN_BYTES,
-    FLAG_ZLIB,
+    FLAG_GZIP,
     HEADER_SIZE,
     CachedAnswer,
     CorruptEntry,
     FrameCodec,
+    compressed,
+    gzip_member,
 )
 
 SMALL = CachedAnswer(200, "application/json", b'{"selected":null}')
@@ -31,16 +34,34 @@ KEY = "ome-ranker:req:v1:" + "ab" * 32
     [SMALL, LARGE, CachedAnswer(422, "application/json", b""), CachedAnswer(404, "x/y", b"\0")],
 )
 def test_round_trip(answer):
-    assert CODEC.decode(CODEC.encode(answer, KEY), KEY) == answer
+    assert CODEC.decode(CODEC.encode(answer, KEY), KEY) == compressed(answer)
+
+
+def test_a_large_body_is_stored_as_the_gzip_member_http_sends():
+    """The frame holds one gzip member, which a read hands out as it is (no deflating again)."""
+    frame = CODEC.encode(LARGE, KEY)
+    read = CODEC.decode(frame, KEY)
+    assert read.body == LARGE.body
+    assert read.gzipped is not None and frame.endswith(read.gzipped)
+    assert gzip.decompress(read.gzipped) == LARGE.body
+    assert gzip_member(LARGE.body) == read.gzipped  # the same body, the same bytes
+    assert compressed(SMALL).gzipped is None
+
+
+def test_an_answer_compressed_before_it_is_stored_is_not_compressed_again():
+    ready = compressed(LARGE)
+    marked = CachedAnswer(ready.status, ready.content_type, ready.body, b"\x1f\x8b" + b"x" * 10)
+    assert CODEC.encode(marked).endswith(marked.gzipped)
 
 
 def test_large_bodies_are_compressed_small_ones_not():
-    assert CODEC.encode(LARGE)[3] == FLAG_ZLIB
+    assert CODEC.encode(LARGE)[3] == FLAG_GZIP
     assert len(CODEC.encode(LARGE)) < len(LARGE.body) // 10
     assert CODEC.encode(SMALL)[3] == 0
     incompressible = CachedAnswer(200, "application/json", random.Random(7).randbytes(2048))
     assert len(incompressible.body) >= COMPRESS_MIN_BYTES
-    assert CODEC.encode(incompressible)[3] == 0  # zlib would not make it smaller
+    assert CODEC.encode(incompressible)[3] == 0  # gzip would not make it smaller
+    assert compressed(incompressible) == incompressible
 
 
 @given(st.integers(min_value=0), st.integers(min_value=1, max_value=255))
@@ -105,9 +126,10 @@ def test_process_codecs_have_their_own_secrets():
         (0, 600, b"\x01x{}", "header out of range"),
         (0, 200, b"\x09x{}", "runs past the frame"),
         (0, 200, b"\x02\xff\xfe{}", "does not decode"),
-        (FLAG_ZLIB, 200, b"\x01xnot zlib at all", "does not decode"),
-        (FLAG_ZLIB, 200, b"\x01x" + zlib.compress(b"{}" * 600)[:-4], "not one complete"),
-        (FLAG_ZLIB, 200, b"\x01x" + zlib.compress(b"{}" * 600) + b"more", "not one complete"),
+        (FLAG_GZIP, 200, b"\x01xnot gzip at all", "does not decode"),
+        (FLAG_GZIP, 200, b"\x01x" + zlib.compress(b"{}" * 600), "does not decode"),  # version 2
+        (FLAG_GZIP, 200, b"\x01x" + gzip_member(b"{}" * 600)[:-4], "not one complete"),
+        (FLAG_GZIP, 200, b"\x01x" + gzip_member(b"{}" * 600) + b"more", "not one complete"),
     ],
 )
 def test_a_signed_frame_that_makes_no_sense_is_corrupt(flags, status, payload, problem):
@@ -117,10 +139,10 @@ def test_a_signed_frame_that_makes_no_sense_is_corrupt(flags, status, payload, p
 
 
 def test_a_body_inflates_only_up_to_the_bound():
-    """A few KB of zlib that would inflate to 64 MiB: refused after at most the bound."""
+    """A few KB of gzip that would inflate to 64 MiB: refused after at most the bound."""
     codec = FrameCodec(b"s" * 32, max_body_bytes=1024 * 1024)
-    bomb = zlib.compress(b"\0" * (64 * 1024 * 1024), 9)
-    frame = codec.sign(KEY, 200, FLAG_ZLIB, b"\x01x" + bomb)
+    bomb = gzip.compress(b"\0" * (64 * 1024 * 1024), 9)
+    frame = codec.sign(KEY, 200, FLAG_GZIP, b"\x01x" + bomb)
     assert len(frame) < 100_000
     tracemalloc.start()
     try:
@@ -150,8 +172,10 @@ def test_answers_over_the_bound_are_not_framed():
 
 def test_one_answer_under_two_keys_is_compressed_once(monkeypatch):
     calls = []
-    real_compress = zlib.compress
-    monkeypatch.setattr(zlib, "compress", lambda *args: calls.append(1) or real_compress(*args))
+    real_compressobj = zlib.compressobj
+    monkeypatch.setattr(
+        zlib, "compressobj", lambda *args: calls.append(1) or real_compressobj(*args)
+    )
     frames = CODEC.encode_many({"req": LARGE, "rank": LARGE})
     assert len(calls) == 1
     assert frames["req"][HEADER_SIZE:] == frames["rank"][HEADER_SIZE:]

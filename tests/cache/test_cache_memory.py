@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.cache.backends import MemoryBackend
-from app.cache.framing import CachedAnswer, CorruptEntry
+from app.cache.framing import CachedAnswer, CorruptEntry, compressed
 from tests.clock import ManualClock
 
 
@@ -54,7 +54,8 @@ def test_frames_are_compressed_in_memory_too():
     backend.put_many({"req": answer, "rank": answer}, ttl=60)
     frame = backend._entries["req"][1]
     assert len(frame) < len(answer.body) // 10
-    assert backend.get("req") == backend.get("rank") == answer
+    assert backend.get("req") == backend.get("rank") == compressed(answer)
+    assert backend.get("req").body == answer.body
 
 
 def test_a_frame_read_under_another_key_is_corrupt():

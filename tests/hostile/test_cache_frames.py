@@ -4,6 +4,7 @@ replayed and inflating frames are misses, counted as corrupt, and overwritten.""
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import re
 import struct
@@ -13,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.cache.framing import FLAG_ZLIB, CachedAnswer, FrameCodec
+from app.cache.framing import FLAG_GZIP, CachedAnswer, FrameCodec
 from tests.servers import SEED_YAML, YAML
 
 SECRET = "hostile-suite-cache-secret-0123456789"
@@ -30,7 +31,7 @@ def _corrupt_count(service) -> float:
 
 @functools.cache
 def _bomb() -> bytes:
-    return zlib.compress(b"\0" * (64 * 1024 * 1024), 9)  # 64 KB that inflate to 64 MiB
+    return gzip.compress(b"\0" * (64 * 1024 * 1024), 9)  # 64 KB that inflate to 64 MiB
 
 
 def _forgeries(key: str) -> dict[str, bytes]:
@@ -43,7 +44,7 @@ def _forgeries(key: str) -> dict[str, bytes]:
     )
     return {
         "signed with another secret": attacker.encode(html, key),
-        "inflating, signed with another secret": attacker.sign(key, 200, FLAG_ZLIB, payload),
+        "inflating, signed with another secret": attacker.sign(key, 200, FLAG_GZIP, payload),
         "the old CRC-checked layout": crc_checked,
         "over the size bound": b"OR\x02" + b"\0" * (2 * MAX_BODY),
     }
@@ -101,7 +102,9 @@ def test_a_genuine_frame_under_another_key_is_not_served(
     service = cached_service
     other = SEED_YAML.replace(b"llama-demo", b"other-namespace")
     assert service.request("POST", "/v1/rank", other, YAML)[0] == 200
-    other_frames = {key: redis_client.get(key) for key in redis_client.scan_iter()}
+    other_frames = {
+        key: redis_client.get(key) for key in redis_client.scan_iter(match=f"{redis_prefix}*")
+    }
     assert service.request("POST", "/v1/rank", SEED_YAML, YAML)[0] == 200
     seed_keys = [key for key in redis_client.scan_iter(match=f"{redis_prefix}*")]
     seed_keys = [key for key in seed_keys if key not in other_frames]

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
+from app.schemas import fast_runtime
 from app.schemas.documents import runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
 from bench.manifests import rank_request_body
@@ -261,3 +262,18 @@ def test_answers_for_realistic_manifests():
 )
 def test_leaves_the_rest_to_the_schema(value):
     assert load_runtime(value) is None
+
+
+def test_a_shared_format_reference_is_never_served_for_another_value():
+    """Entries naming the same format share one EntryRef; a weight of True or 1.0 (which equal
+    1 as dict keys) is still the schema's to decide, and the shared ones stay bounded."""
+    plain = runtime_doc("a", entry(weight=1))
+    first, again = load_runtime(plain), load_runtime(copy.deepcopy(plain))
+    assert first.entries[0].format is again.entries[0].format
+    for odd in (True, 1.0):
+        changed = copy.deepcopy(plain)
+        changed["spec"]["supportedModelFormats"][0]["modelFormat"]["weight"] = odd
+        assert load_runtime(changed) is None
+    for index in range(fast_runtime._MAX_REFS + 10):
+        load_runtime(runtime_doc("b", entry(format_name=f"format-{index}")))
+    assert len(fast_runtime._REFS) <= fast_runtime._MAX_REFS
