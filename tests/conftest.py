@@ -20,11 +20,17 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import pytest
 import redis
 from flask import Flask
+from hypothesis import settings
 
 from app import create_app
 from app.cache import get_ranking_cache
 from config.settings import TestConfig
 from tests.servers import HungServer, RedisServer, Service, free_port, require_redis_server
+
+# Property tests judge answers, not speed: on a busy CI machine one example can take longer
+# than hypothesis's default 200 ms deadline, which would fail a test for the machine's load.
+settings.register_profile("no-deadline", deadline=None)
+settings.load_profile("no-deadline")
 
 REDIS_TEST_DB = 13
 TESTS = Path(__file__).resolve().parent

@@ -149,8 +149,16 @@ def rank(**options: Any) -> None:
         answer = reply.json()
         api.show(call, reply, options["output"])
     if options["output"] == "table":
+        _summary(answer)
         _notes(answer)
     _selected_or_exit(answer, options["expect"])
+
+
+def _summary(answer: dict) -> None:
+    """After the explain table (which stays OME's, byte for byte): the ``No`` rows in one line,
+    grouped by reason, and the closest one (the answer's ``summary``)."""
+    if answer.get("summary"):
+        output.echo_lines(["", answer["summary"]])
 
 
 @click.command()

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.selection.advice import NO_ADVICE, RowAdvice
 from app.selection.ranking import Ranking, RuntimeRow
+from app.selection.way_out import WayOut, exclusion_summary, way_outs
 
 from .encode import text_table
 
@@ -18,7 +19,24 @@ def _distance(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def row_body(row: RuntimeRow, advice: RowAdvice = NO_ADVICE) -> dict[str, Any]:
+def way_out_body(out: WayOut | None) -> list[dict[str, Any]] | None:
+    """A ``No`` row's changes: ``{check, entry, field, change}`` each, a list as a list."""
+    if out is None or out.changes is None:
+        return None
+    return [
+        {
+            "check": change.check,
+            "entry": change.entry,
+            "field": change.field,
+            "change": list(change.value) if isinstance(change.value, tuple) else change.value,
+        }
+        for change in out.changes
+    ]
+
+
+def row_body(
+    row: RuntimeRow, advice: RowAdvice = NO_ADVICE, out: WayOut | None = None
+) -> dict[str, Any]:
     return {
         "name": row.name,
         "scope": row.scope,
@@ -31,6 +49,8 @@ def row_body(row: RuntimeRow, advice: RowAdvice = NO_ADVICE) -> dict[str, Any]:
         "decidedBy": advice.decided_by,
         "toWin": advice.to_win,
         "toWinNote": advice.note,
+        "wayOut": way_out_body(out),
+        "wayOutNote": None if out is None else out.note,
     }
 
 
@@ -53,15 +73,19 @@ def selected_body(ranking: Ranking) -> dict[str, Any] | None:
 def ranking_body(ranking: Ranking) -> dict[str, Any]:
     model = ranking.model
     model_namespace = None if model.is_cluster else model.namespace or ranking.namespace
+    outs = way_outs(ranking)
     return {
         "model": {"name": model.name, "kind": model.kind, "namespace": model_namespace},
         "namespace": ranking.namespace,
         "omeVersion": ranking.ome_version,
         "selected": selected_body(ranking),
         "message": ranking.message,
+        "summary": exclusion_summary(ranking.rows, outs),
         "runtimes": [
-            row_body(row, advice)
-            for row, advice in zip(ranking.rows, ranking.advice or _no_advice(ranking), strict=True)
+            row_body(row, advice, out)
+            for row, advice, out in zip(
+                ranking.rows, ranking.advice or _no_advice(ranking), outs, strict=True
+            )
         ],
         "ignored": [
             {

@@ -11,6 +11,7 @@ from __future__ import annotations
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from app.errors import HTTP_CODES, ApiError
+from app.selection.checks import LABELS
 
 from .documents import (
     MODEL_KINDS,
@@ -110,6 +111,37 @@ class SelectionSchema(Schema):
     )
 
 
+class WayOutChangeSchema(Schema):
+    """One change to a runtime's spec (``entry`` null) or to one of its entries."""
+
+    check = fields.String(
+        required=True,
+        validate=validate.OneOf(LABELS),
+        metadata=_doc("The failure it cures, by its short label (the summary's groups)."),
+    )
+    entry = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata=_doc("The `supportedModelFormats` index; null for a field of the spec."),
+    )
+    field = fields.String(
+        required=True,
+        metadata=_doc(
+            "The field's path in the spec or the entry, as the manifest writes it: "
+            '`modelFramework.version`, `engineConfig.annotations["ome.io/deploymentMode"]`.'
+        ),
+    )
+    change = fields.Raw(
+        required=True,
+        allow_none=True,
+        metadata=_doc(
+            "The value to set (a string, boolean, integer or list of strings); null removes "
+            "the field. For a bound, a version with an ordering operator, or a weight, the "
+            "value at the edge: any value further the same way works too."
+        ),
+    )
+
+
 class RuntimeRowSchema(Schema):
     """One row of `kubectl ome runtime explain`."""
 
@@ -155,6 +187,23 @@ class RuntimeRowSchema(Schema):
         data_key="toWinNote",
         metadata=_doc("Why even `toWin` would not make it the selected runtime."),
     )
+    way_out = fields.List(
+        fields.Nested(WayOutChangeSchema),
+        required=True,
+        allow_none=True,
+        data_key="wayOut",
+        metadata=_doc(
+            "A `No` row: the fewest changes to this runtime alone, for every check it fails, "
+            "that make it a `Yes` row under the same rules. Null on `Yes` rows, and when no "
+            "change to the runtime alone can (`wayOutNote` says why)."
+        ),
+    )
+    way_out_note = fields.String(
+        required=True,
+        allow_none=True,
+        data_key="wayOutNote",
+        metadata=_doc("Why a `No` row has no `wayOut`; else null."),
+    )
 
 
 class IgnoredRuntimeSchema(Schema):
@@ -181,6 +230,16 @@ class RankResponseSchema(Schema):
     selected = fields.Nested(SelectionSchema, required=True, allow_none=True)
     message = fields.String(
         required=True, metadata=_doc("OME's own message: the selection, or the no-runtime text.")
+    )
+    summary = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_doc(
+            "The `No` rows in one line, grouped by reason in the order of the checks, and the "
+            "one with the fewest changes in its `wayOut`: `5 runtimes excluded: format name "
+            "mismatch ×4, framework version ×1; closest: vllm-llama (framework version)`. "
+            "Null when every row is `Yes`."
+        ),
     )
     runtimes = fields.List(fields.Nested(RuntimeRowSchema), required=True)
     ignored = fields.List(

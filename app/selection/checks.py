@@ -43,6 +43,47 @@ REASON_ONE_BOUND = "modelSizeRange sets only one bound; OME before v1.3 needs bo
 CHECK_DISABLED, CHECK_ACCELERATOR, CHECK_MODE, CHECK_FORMAT, CHECK_SIZE = 1, 2, 3, 4, 5
 CHECK_AUTOSELECT, CHECK_SCORE = 6, 7
 
+# Short, stable labels of the failures, by which the ``No`` rows are grouped (way_out.py), in
+# the order of the checks; check 4 is labelled by the part of §3.2 its nearest entry fails
+# (ENTRY_LABELS), check 7 by its text (autoSelect on the matching entry, or the score).
+LABEL_DISABLED = "disabled"
+LABEL_ACCELERATOR = "accelerator class"
+LABEL_MODE = "deployment mode"
+LABEL_PROVIDER = "cache provider"
+LABEL_DIFFUSION = "diffusion pipeline"
+LABEL_ARCHITECTURE = "architecture"
+LABEL_QUANTIZATION = "quantization"
+LABEL_FORMAT_NAME = "format name mismatch"
+LABEL_FORMAT_VERSION = "format version"
+LABEL_FRAMEWORK_NAME = "framework name mismatch"
+LABEL_FRAMEWORK_VERSION = "framework version"
+LABEL_FRAMEWORK = "framework presence"
+LABEL_NO_FORMATS = "no supported formats"
+LABEL_SIZE = "size range"
+LABEL_AUTOSELECT = "autoSelect"
+LABEL_SCORE = "zero score"
+ENTRY_LABELS = (
+    LABEL_PROVIDER,
+    LABEL_DIFFUSION,
+    LABEL_ARCHITECTURE,
+    LABEL_QUANTIZATION,
+    LABEL_FORMAT_NAME,
+    LABEL_FORMAT_VERSION,
+    LABEL_FRAMEWORK_NAME,
+    LABEL_FRAMEWORK_VERSION,
+    LABEL_FRAMEWORK,
+    LABEL_NO_FORMATS,
+)
+LABELS = (
+    LABEL_DISABLED,
+    LABEL_ACCELERATOR,
+    LABEL_MODE,
+    *ENTRY_LABELS,
+    LABEL_SIZE,
+    LABEL_AUTOSELECT,
+    LABEL_SCORE,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class RuntimeRow:

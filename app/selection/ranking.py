@@ -205,6 +205,7 @@ def rank_runtimes(request: RankRequest) -> Ranking:
         notes=tuple(notes),
         error=error,
         advice=advise(checks, rows, explicit),
+        checks=checks,
         **common,
     )
 

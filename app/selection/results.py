@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
-from .checks import RuntimeRow
+from .checks import RuntimeChecks, RuntimeRow
 from .documents import Model, Runtime
 
 if TYPE_CHECKING:  # advice imports this module
@@ -55,6 +55,9 @@ class Ranking:
     notes: tuple[str, ...]
     error: SelectionError | None = None
     advice: tuple[RowAdvice, ...] = ()  # rules §19: one per row
+    # What the rows were checked against: way_out.py explains the No rows from it, for the
+    # answers that show them (lint, impact and selections never pay for it).
+    checks: RuntimeChecks | None = field(default=None, compare=False, repr=False)
 
     def excluded(self) -> list[tuple[str, str]]:
         """rules §15: (name, reason) of the runtimes OME's no-runtime text lists."""

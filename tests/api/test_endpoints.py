@@ -47,6 +47,7 @@ def test_seed_example_json_answer(client):
         "omeVersion",
         "selected",
         "message",
+        "summary",
         "runtimes",
         "ignored",
         "warnings",

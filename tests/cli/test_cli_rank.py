@@ -175,6 +175,25 @@ def test_no_runtime_with_json_output_prints_the_answer_too(tmp_path):
     assert json.loads(ranked.stdout)["selected"] is None
 
 
+def test_rank_prints_the_summary_of_the_no_rows_after_the_table(tmp_path, client):
+    path = write_yaml(
+        tmp_path / "m.yaml",
+        model_doc("m", framework_version="4.46.0"),
+        runtime_doc("onnx-a", entry(format_name="onnx")),
+        runtime_doc("vllm-llama", entry(framework_version="4.45.0")),
+    )
+    result = invoke("rank", "-f", str(path))
+    assert result.exit_code == 1
+    table = api_answer(client, "/v1/rank", path.read_bytes(), Accept="text/plain")[1].decode()
+    summary = (
+        "2 runtimes excluded: format name mismatch ×1, framework version ×1; "
+        "closest: vllm-llama (framework version)"
+    )
+    assert result.stdout == f"{table}\n{summary}\n"
+    assert "excluded:" not in table  # the API's table is OME's alone
+    assert result.stderr.startswith("error: no runtime found to support model safetensors")
+
+
 def test_usage_errors_exit_2():
     assert invoke("select").exit_code == 2  # no files, no cluster
     assert "give the manifests with -f" in invoke("select").stderr

@@ -69,6 +69,8 @@ def assert_ranking_shows(page, answer: dict, text_table: str, entries: dict | No
     selected = answer["selected"]
     assert page.text("#selected-name") == (selected["name"] if selected else "none")
     assert page.text("#ranking-message") == answer["message"]
+    summaries = page.find_all("#ranking-summary")
+    assert [s.text for s in summaries] == ([answer["summary"]] if answer["summary"] else [])
     assert page.text("#model-name") == answer["model"]["name"]
     assert page.text("#target-namespace") == answer["namespace"]
     if selected:

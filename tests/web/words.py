@@ -3,6 +3,7 @@ the browser tests can say what each cell must read for any answer."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 RULES = {"score": "score", "distance": "size", "scope": "scope", "name": "name"}
@@ -96,6 +97,23 @@ def to_win_text(row: dict, answer: dict, entries: dict[str, list] | None) -> str
     return text or "-"
 
 
+def way_out_text(row: dict, entries: dict[str, list] | None) -> str:
+    if not row["wayOut"]:
+        return f"none: {row['wayOutNote']}" if row["wayOutNote"] else "-"
+    listed = entries.get(f"{row['scope']}|{row['name']}") if entries else None
+    parts = []
+    for change in row["wayOut"]:
+        if change["change"] is None:
+            what = f"remove {change['field']}"
+        else:
+            value = json.dumps(change["change"], ensure_ascii=False, separators=(",", ":"))
+            what = f"{change['field']}: {value}"
+        if change["entry"] is not None:
+            what = f"{what} on {entry_text(change['entry'], listed)}"
+        parts.append(what)
+    return "; ".join(parts)
+
+
 def expected_rows(answer: dict, entries: dict[str, list] | None) -> list[dict[str, str]]:
     """The page's ranking table as the API's JSON answer says it must read."""
     rows = []
@@ -116,6 +134,7 @@ def expected_rows(answer: dict, entries: dict[str, list] | None) -> list[dict[st
                 "distance": size_text(row["distance"])[0],
                 "order": order,
                 "to-win": to_win_text(row, answer, entries),
+                "way-out": way_out_text(row, entries),
             }
         )
     return rows

@@ -16,6 +16,7 @@ import {
   scopeWhere,
   sizeText,
   toWinText,
+  wayOutText,
 } from "./format.js";
 import {
   choicesOf,
@@ -192,6 +193,7 @@ const RANK_COLUMNS = [
   ["distance", "DISTANCE"],
   ["order", "WHY HERE"],
   ["to-win", "TO COME FIRST"],
+  ["way-out", "WAY OUT"],
 ];
 
 // The size distance as sizes are written (69B): an abbreviation of the exact number, which is
@@ -238,7 +240,8 @@ function Ranking({ answer, entries }) {
       <table id="ranking-table" class="ranking-table">
         <caption>
           Every candidate runtime in OME's order${selected ? "; the selected one is marked" : ""}.
-          WHY HERE: the rule that put a runtime below the one above it.
+          WHY HERE: the rule that put a runtime below the one above it. WAY OUT: the changes to
+          a runtime that does not qualify that would make it qualify.
         </caption>
         <thead>
           <tr>
@@ -261,11 +264,15 @@ function Ranking({ answer, entries }) {
               <${DistanceCell} value=${row.distance} />
               <td data-col="order">${decidedByText(row, index > 0 ? answer.runtimes[index - 1] : null)}</td>
               <td data-col="to-win" class="text">${toWinText(row, answer, entries)}</td>
+              <td data-col="way-out" class="text">${wayOutText(row, entries)}</td>
             </tr>`;
           })}
         </tbody>
       </table>
     <//>
+    ${answer.summary
+      ? html`<p id="ranking-summary" class="text">${answer.summary}</p>`
+      : null}
     <${Messages} id="warnings" title="Warnings" items=${answer.warnings} />
     <${Messages} id="notes" title="Notes" items=${answer.notes} />
     <${Ignored} items=${answer.ignored} />
@@ -602,12 +609,14 @@ async function storedModels(cluster) {
   return failed || { ok: true, data: answers.flatMap((answer) => answer.data.items || []) };
 }
 
-// The runtimes' supportedModelFormats, for naming the entries of toWin: the stored runtimes of
+// The runtimes' supportedModelFormats, for naming the entries of toWin and wayOut: the stored runtimes of
 // the ranking's scopes (GET …/objects?kind=), by `<scope>|<name>`. Empty when they cannot be had
 // (the page then numbers the entries).
 async function storedEntries(cluster, answer) {
   const entries = new Map();
-  const scopes = new Set(answer.runtimes.filter((row) => row.toWin).map((row) => row.scope));
+  const scopes = new Set(
+    answer.runtimes.filter((row) => row.toWin || row.wayOut).map((row) => row.scope),
+  );
   await Promise.all(
     [...scopes].map(async (scope) => {
       const query =

@@ -124,6 +124,24 @@ export function toWinText(row, answer, entries) {
   return text || "-";
 }
 
+// wayOut: the changes to this runtime alone that make this No row qualify (a value, or null to
+// remove the field); wayOutNote: why no change to the runtime alone can.
+export function wayOutText(row, entries) {
+  if (!row.wayOut) {
+    return row.wayOutNote ? `none: ${row.wayOutNote}` : "-";
+  }
+  const listed = entries ? entries.get(`${row.scope}|${row.name}`) : null;
+  return row.wayOut
+    .map((change) => {
+      const what =
+        change.change === null
+          ? `remove ${change.field}`
+          : `${change.field}: ${JSON.stringify(change.change)}`;
+      return change.entry === null ? what : `${what} on ${entryText(change.entry, listed)}`;
+    })
+    .join("; ");
+}
+
 export function scopeWhere(namespace) {
   return namespace === null || namespace === undefined ? "cluster scope" : namespace;
 }
