@@ -9,6 +9,7 @@ from app.selection.advice import NO_ADVICE, RowAdvice
 from app.selection.ranking import Ranking, RuntimeRow
 
 from .encode import text_table
+from .placement import placement_body
 
 TABLE_COLUMNS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 
@@ -75,6 +76,7 @@ def ranking_body(ranking: Ranking) -> dict[str, Any]:
         ],
         "warnings": list(ranking.warnings),
         "notes": list(ranking.notes),
+        "placement": placement_body(ranking.placement),  # rules §20.8
     }
 
 
@@ -83,6 +85,7 @@ def select_body(ranking: Ranking) -> dict[str, Any]:
         "selected": selected_body(ranking),
         "message": ranking.message,
         "warnings": list(ranking.warnings),
+        "placement": placement_body(ranking.placement),  # rules §20.8
     }
 
 

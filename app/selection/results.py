@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, cast
 from .checks import RuntimeRow
 from .documents import Model, Runtime
 
-if TYPE_CHECKING:  # advice imports this module
+if TYPE_CHECKING:  # advice and placement import this module
     from .advice import RowAdvice
+    from .placement.results import Placement
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,8 @@ class Ranking:
     notes: tuple[str, ...]
     error: SelectionError | None = None
     advice: tuple[RowAdvice, ...] = ()  # rules §19: one per row
+    # rules §20.8: set by ``placement.rank_and_place``; None when nothing is selected.
+    placement: Placement | None = None
 
     def excluded(self) -> list[tuple[str, str]]:
         """rules §15: (name, reason) of the runtimes OME's no-runtime text lists."""
