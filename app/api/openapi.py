@@ -117,6 +117,12 @@ PARAMETERS = {
         "The model cache provider the cluster's OME is configured with, when the body (or the "
         "stored cluster) names none (absent: none is configured). Only sharded models read it.",
     ),
+    "AcceleratorClassesKnown": parameter(
+        "acceleratorClassesKnown",
+        "`true` or `false`: whether the request holds every AcceleratorClass of the cluster, "
+        "when the body does not say (absent: known when it holds at least one). Unknown classes "
+        "make a policy's pick `unknown` in `placement`, never a guess.",
+    ),
 }
 PATH_PARAMETERS = {"cluster": "The cluster's name, a DNS-1123 label."}
 # Werkzeug's errors, for paths and methods no operation lists; and every server error, which any

@@ -48,7 +48,13 @@ RANKING_BODY = body(
         **{media: {"seed": seed_examples()["yaml_request"]} for media in YAML_BODIES},
     },
 )
-RANKING_PARAMETERS = ("Namespace", "OmeVersion", "ModelCacheProvider", "CacheControl")
+RANKING_PARAMETERS = (
+    "Namespace",
+    "OmeVersion",
+    "ModelCacheProvider",
+    "AcceleratorClassesKnown",
+    "CacheControl",
+)
 RANKING_ERRORS = ("MalformedRequest", "PayloadTooLarge", "UnsupportedMediaType", "InvalidDocument")
 
 
@@ -67,6 +73,7 @@ def cached_answer(endpoint: str, output: str, render: Callable[[Ranking], Answer
         namespace=request.args.get("namespace"),
         ome_version=request.args.get("omeVersion"),
         model_cache_provider=request.args.get("modelCacheProvider"),
+        accelerator_classes_known=request.args.get("acceleratorClassesKnown"),
         max_runtimes=current_app.config["MAX_RUNTIMES"],
     )
 

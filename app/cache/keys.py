@@ -99,6 +99,7 @@ def _entry(entry: Entry) -> tuple:
         entry.auto_select,
         entry.priority,
         entry.cache_providers,
+        entry.accelerator_config,  # rules §20.2: what a class's pods get
     )
 
 
@@ -159,6 +160,7 @@ def request_key(
     ome_version: str | None,
     max_runtimes: int,
     model_cache_provider: str | None = None,
+    accelerator_classes_known: str | None = None,
 ) -> str:
     """Key of the answer for this exact request: everything the answer can depend on before
     the body is decoded. ``max_runtimes`` is in it because the same body can be a 413 under a
@@ -173,6 +175,7 @@ def request_key(
         ome_version,
         max_runtimes,
         model_cache_provider,
+        accelerator_classes_known,  # rules §20.8: a query parameter
     ]
     digest = hashlib.sha256(_dumps(head))
     digest.update(b"\n")  # never in the ASCII-escaped head: the body starts unambiguously

@@ -11,7 +11,8 @@ from flask import current_app, request
 from app.errors import PayloadTooLarge
 from app.schemas.requests import load_rank_request
 from app.selection.documents import RankRequest
-from app.selection.ranking import Ranking, rank_runtimes
+from app.selection.placement import rank_and_place
+from app.selection.ranking import Ranking
 
 from . import deadline, record
 from .body import ranking_request
@@ -38,7 +39,7 @@ def load_request(raw: bytes) -> RankRequest:
 def compute_ranking(rank_request: RankRequest) -> Ranking:
     """Rank a validated request, timed for the metrics."""
     started = time.perf_counter()
-    ranking = rank_runtimes(rank_request)
+    ranking = rank_and_place(rank_request)
     seen = record.this_request()
     seen.selection_seconds = time.perf_counter() - started
     deadline.check()  # before anything is rendered or stored

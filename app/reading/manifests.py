@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.errors import MalformedRequest, ModelNotFound
+from app.schemas.accelerators import ACCELERATOR_CLASS_KIND
 from app.schemas.documents import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from app.selection.documents import OtherObject, RepeatedObject
 
@@ -47,6 +48,7 @@ class _Sorted:
     models: list[tuple[str, dict]] = field(default_factory=list)
     runtimes: list[dict] = field(default_factory=list)
     services: list[tuple[str, dict]] = field(default_factory=list)
+    classes: list[dict] = field(default_factory=list)  # AcceleratorClass (rules §20.8)
     others: list[OtherObject] = field(default_factory=list)
 
 
@@ -108,6 +110,8 @@ def _sort_by_kind(objects: list[tuple[str, dict]]) -> _Sorted:
             found.runtimes.append(obj)
         elif kind == ISVC_KIND:
             found.services.append((label, obj))
+        elif kind == ACCELERATOR_CLASS_KIND:
+            found.classes.append(obj)
         else:
             name, namespace = _metadata_text(obj, "name"), _metadata_text(obj, "namespace")
             found.others.append(OtherObject(kind, name, namespace))
@@ -174,6 +178,8 @@ def read_stream(
             f"the manifests must hold at most one {ISVC_KIND}, found {len(services)}"
         )
     request: dict[str, Any] = {"runtimes": found.runtimes}
+    if found.classes:  # every one as given: the request keeps the last of each name
+        request["acceleratorClasses"] = found.classes
     if models[0] is not None:
         request["model"] = models[0]
     if services:

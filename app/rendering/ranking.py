@@ -10,6 +10,7 @@ from app.selection.ranking import Ranking, RuntimeRow
 from app.selection.way_out import WayOut, exclusion_summary, way_outs
 
 from .encode import text_table
+from .placement import placement_body
 
 TABLE_COLUMNS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 
@@ -99,6 +100,7 @@ def ranking_body(ranking: Ranking) -> dict[str, Any]:
         ],
         "warnings": list(ranking.warnings),
         "notes": list(ranking.notes),
+        "placement": placement_body(ranking.placement),  # rules §20.8
     }
 
 
@@ -107,6 +109,7 @@ def select_body(ranking: Ranking) -> dict[str, Any]:
         "selected": selected_body(ranking),
         "message": ranking.message,
         "warnings": list(ranking.warnings),
+        "placement": placement_body(ranking.placement),  # rules §20.8
     }
 
 

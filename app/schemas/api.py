@@ -13,12 +13,14 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 from app.errors import HTTP_CODES, ApiError
 from app.selection.checks import LABELS
 
+from .accelerators import AcceleratorClassDocumentSchema
 from .documents import (
     MODEL_KINDS,
     InferenceServiceDocumentSchema,
     ModelDocumentSchema,
     RuntimeDocumentSchema,
 )
+from .placement import placement_field
 
 SCOPES = ("Namespaced", "Cluster")
 # Every ``error.code`` the service answers with: app/errors.py's, werkzeug's own under their
@@ -85,6 +87,22 @@ class RankRequestSchema(Schema):
         metadata=_doc(
             "The model cache provider the cluster's OME is configured with (absent: none, as in "
             "a default install); only sharded models read it. Wins over the query parameter.",
+        ),
+    )
+    accelerator_classes = fields.List(
+        fields.Nested(AcceleratorClassDocumentSchema),
+        data_key="acceleratorClasses",
+        metadata=_doc(
+            "The cluster's AcceleratorClass manifests (rules §20); a name given twice: "
+            "the last one, with a warning."
+        ),
+    )
+    accelerator_classes_known = fields.Boolean(
+        allow_none=True,
+        data_key="acceleratorClassesKnown",
+        metadata=_doc(
+            "Whether these are all the cluster's classes (absent: when at least one "
+            "is given); wins over the query parameter."
         ),
     )
 
@@ -252,6 +270,7 @@ class RankResponseSchema(Schema):
     )
     warnings = fields.List(fields.String(), required=True)
     notes = fields.List(fields.String(), required=True)
+    placement = placement_field()
 
 
 class SelectResponseSchema(Schema):
@@ -260,6 +279,7 @@ class SelectResponseSchema(Schema):
     selected = fields.Nested(SelectionSchema, required=True)
     message = fields.String(required=True)
     warnings = fields.List(fields.String(), required=True)
+    placement = placement_field()
 
 
 class ErrorDetailSchema(Schema):

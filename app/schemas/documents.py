@@ -8,9 +8,13 @@ schemas check shape and types only and build the immutable documents of
 
 from __future__ import annotations
 
-from marshmallow import EXCLUDE, Schema, fields, post_load, validate
+import re
+from typing import Any
+
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
 
 from app.selection import documents as doc
+from app.selection.placement import AcceleratorRequest, PlacementDocumentError
 
 from .fields import AnnotationValue, opt_bool, opt_int, opt_list, opt_nested, opt_str
 from .names import validate_namespace, validate_object_name
@@ -27,6 +31,19 @@ INHERIT_FROM_ANNOTATION = "ome.io/inherit-from"
 # priority is an int32 of at least 1, weights are int64.
 PRIORITY_MIN, PRIORITY_MAX = 1, 2**31 - 1
 WEIGHT_MIN, WEIGHT_MAX = -(2**63), 2**63 - 1
+
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def placement_error(error: PlacementDocumentError) -> ValidationError:
+    """``error`` as marshmallow reports a field's error, nested by the steps of its path
+    (``spec.resources[0].name``), so that it reads back at the same path."""
+    messages: Any = [error.message]
+    steps = [name or int(index) for name, index in _STEP.findall(error.field)]
+    for step in reversed(steps):
+        messages = {step: messages}
+    return ValidationError(messages)
+
 
 _NON_EMPTY = validate.Length(min=1, error="Must be a non-empty string.")
 
@@ -189,6 +206,14 @@ class EntrySchema(_Lenient):
     priority = opt_int(validate=[PRIORITY_RANGE_MIN, PRIORITY_RANGE_MAX])
     cache_providers = opt_list(fields.String(), data_key="modelCacheProviders")
     version = opt_str()  # read only by the webhook's same-priority rule (rules §18)
+    # rules §20.2: kept as written, read per class name by the placement.
+    accelerator_config = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(allow_none=True),
+        allow_none=True,
+        load_default=None,
+        data_key="acceleratorConfig",
+    )
 
     @post_load
     def build(self, data, **kwargs) -> doc.Entry:
@@ -280,6 +305,10 @@ class NameRefSchema(_Lenient):
 
 class AcceleratorSelectorSchema(_Lenient):
     accelerator_class = opt_str(data_key="acceleratorClass")
+    # Read by the placement from the document itself (``AcceleratorRequest.from_mapping``);
+    # here so that a catalog keeps them (``stored.py`` keeps what the schemas declare).
+    policy = opt_str()
+    constraints = fields.Raw(allow_none=True, load_default=None)
 
 
 class IsvcComponentSchema(_Lenient):
@@ -318,9 +347,13 @@ class InferenceServiceDocumentSchema(_Lenient):
     metadata = fields.Nested(IsvcMetadataSchema, required=True)
     spec = fields.Nested(IsvcSpecSchema, required=True)
 
-    @post_load
-    def build(self, data, **kwargs) -> doc.InferenceService:
+    @post_load(pass_original=True)
+    def build(self, data, original, **kwargs) -> doc.InferenceService:
         meta, spec = data["metadata"], data["spec"]
+        try:  # rules §20.1: policies are the CRD's enum, constraint counts int64 >= 0
+            accelerators = AcceleratorRequest.from_mapping(original)
+        except PlacementDocumentError as error:
+            raise placement_error(error) from None
         engine, decoder = spec["engine"], spec["decoder"]
         annotation = meta["annotations"]
         accelerator = None
@@ -342,6 +375,7 @@ class InferenceServiceDocumentSchema(_Lenient):
             engine_mode_annotation=_mode_annotation(engine),
             has_decoder=decoder is not None,
             decoder_mode_annotation=_mode_annotation(decoder),
+            accelerators=accelerators,
         )
 
 

@@ -99,7 +99,10 @@ def _entry(value: Any) -> Any:
     fmt = _entry_ref(value.get("modelFormat"))
     framework = _entry_ref(value.get("modelFramework"))
     providers = _str_tuple(value.get("modelCacheProviders"))
+    config = value.get("acceleratorConfig")
     if fmt is _NOT_SIMPLE or framework is _NOT_SIMPLE or providers is _NOT_SIMPLE:
+        return _NOT_SIMPLE
+    if config is not None and (type(config) is not dict or any(type(k) is not str for k in config)):
         return _NOT_SIMPLE
     return doc.Entry(
         name or "",
@@ -112,6 +115,7 @@ def _entry(value: Any) -> Any:
         priority,
         providers,
         version,
+        config,
     )
 
 

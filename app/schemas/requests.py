@@ -14,13 +14,16 @@ from app.errors import InvalidDocument, MalformedRequest
 from app.selection.budget import checked
 from app.selection.documents import (
     DEFAULT_OME_VERSION,
+    InferenceService,
     Model,
     OtherObject,
     RankRequest,
     RepeatedObject,
     Runtime,
 )
+from app.selection.placement import AcceleratorClass, latest_classes
 
+from .accelerators import accelerator_class_document_schema
 from .documents import (
     inference_service_document_schema,
     model_document_schema,
@@ -82,6 +85,42 @@ def _optional_string(body: Mapping[str, Any], query: Mapping[str, str], key: str
     return value
 
 
+KNOWN_FLAG = "acceleratorClassesKnown"
+QUERY_BOOLEANS = {"true": True, "false": False}
+
+
+def classes_known_setting(body: Mapping[str, Any], query: Mapping[str, str]) -> bool | None:
+    """rules §20.8, §20.10 item 20: ``acceleratorClassesKnown``, a boolean in the body or
+    ``true``/``false`` as a query parameter (the body's wins); None when neither gives it."""
+    value = body.get(KNOWN_FLAG)
+    if value is not None:
+        if not isinstance(value, bool):
+            raise MalformedRequest(f"'{KNOWN_FLAG}' must be a boolean")
+        return value
+    text = query.get(KNOWN_FLAG)
+    if text is None:
+        return None
+    if text not in QUERY_BOOLEANS:
+        raise MalformedRequest(f"the query parameter {KNOWN_FLAG} must be true or false")
+    return QUERY_BOOLEANS[text]
+
+
+def load_accelerator_classes(
+    body: Mapping[str, Any], errors: dict[str, list[str]]
+) -> list[AcceleratorClass]:
+    """``acceleratorClasses``: each one validated at ``acceleratorClasses[<i>]``."""
+    docs = body.get("acceleratorClasses")
+    if docs is None:
+        return []
+    if not isinstance(docs, list):
+        raise MalformedRequest("'acceleratorClasses' must be a list")
+    loaded = [
+        load_document(accelerator_class_document_schema, item, f"acceleratorClasses[{i}]", errors)
+        for i, item in enumerate(checked(docs, every=32))
+    ]
+    return [item for item in loaded if item is not None]
+
+
 def version_problem(version: str) -> str | None:
     """rules §14: an ``omeVersion`` is any version ``packaging`` reads; else the message."""
     try:
@@ -120,6 +159,7 @@ def load_rank_request(
     namespace = _optional_string(body, query, "namespace") or query.get("namespace") or None
     ome_version = _optional_string(body, query, "omeVersion")
     cache_provider = _optional_string(body, query, "modelCacheProvider")
+    known = classes_known_setting(body, query)
 
     errors: dict[str, list[str]] = {}
     if isinstance(model_doc, Model):
@@ -132,11 +172,12 @@ def load_rank_request(
             item = runtime_docs[index]
             path = f"runtimes[{index}]"
             runtimes[index] = load_document(runtime_document_schema, item, path, errors)
-    isvc = None
+    isvc: InferenceService | None = None
     if isvc_doc is not None:
         isvc = load_document(
             inference_service_document_schema, isvc_doc, "inferenceService", errors
         )
+    classes, repeated_classes = latest_classes(load_accelerator_classes(body, errors))
     namespace_problem = label_problem(namespace) if namespace else None
     if namespace_problem is not None:
         errors["namespace"] = [namespace_problem]
@@ -167,5 +208,8 @@ def load_rank_request(
         ome_version,
         cache_provider,
         ordered_others,
-        tuple(repeated),
+        (*repeated, *repeated_classes),
+        # by name: no answer depends on the order they were given in, once the last is kept
+        tuple(classes[name] for name in sorted(classes)),
+        known,
     )

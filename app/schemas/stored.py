@@ -22,6 +22,7 @@ from typing import Any
 
 from marshmallow import Schema, fields
 
+from .accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_document_schema
 from .documents import (
     ISVC_KIND,
     MODEL_KINDS,
@@ -91,10 +92,18 @@ def _merged(shape: dict, more: Mapping) -> dict:
 
 
 _RUNNER = {"runner": {"image": KEEP}}
-# What lint reads that the document schemas do not model: whether an InferenceService's engine
-# has a complete runner of its own (app/reading/objects.py ``has_full_runner``).
+# rules §20.4: whether a component's runner sets resources decides whether a class's reach it.
+_COMPONENT = {"runner": {"image": KEEP, "resources": KEEP}}
+# What lint and the placement read that the document schemas do not model: whether an
+# InferenceService's engine has a complete runner of its own (app/reading/objects.py
+# ``has_full_runner``), and whether its components' runners set resources (rules §20.4).
 READ_BESIDES: dict[str, dict] = {
-    ISVC_KIND: {"spec": {"engine": {**_RUNNER, "leader": _RUNNER, "worker": _RUNNER}}},
+    ISVC_KIND: {
+        "spec": {
+            "engine": {**_COMPONENT, "leader": _RUNNER, "worker": _RUNNER},
+            "decoder": _COMPONENT,
+        }
+    },
 }
 
 
@@ -116,6 +125,7 @@ SHAPES: dict[str, dict] = {
     **{kind: _model_shape(kind) for kind in MODEL_KINDS},
     **{kind: _kind_shape(runtime_document_schema, kind) for kind in RUNTIME_KINDS},
     ISVC_KIND: _kind_shape(inference_service_document_schema, ISVC_KIND),
+    ACCELERATOR_CLASS_KIND: _kind_shape(accelerator_class_document_schema, ACCELERATOR_CLASS_KIND),
 }
 
 

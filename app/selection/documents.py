@@ -7,7 +7,13 @@ rules §1.2 defaults applied where a default exists, and keeps ``None`` for
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the placement package reads these documents (rules §20): names only here
+    from .placement.classes import AcceleratorClass
+    from .placement.requests import AcceleratorRequest
 
 NAMESPACED = "Namespaced"
 CLUSTER = "Cluster"
@@ -103,6 +109,8 @@ class Entry:
     priority: int | None = None  # 1 when absent, but §13 tells absent from 1
     cache_providers: tuple[str, ...] | None = None  # modelCacheProviders (rules §3.1)
     version: str | None = None  # the entry's own version: only the webhook compares it (§18)
+    # rules §20.2: per accelerator class name, what OME applies to a component that gets it.
+    accelerator_config: Mapping[str, Any] | None = None
 
     @property
     def effective_priority(self) -> int:
@@ -162,6 +170,8 @@ class InferenceService:
     engine_mode_annotation: str | None = None
     has_decoder: bool = False
     decoder_mode_annotation: str | None = None
+    # rules §20.1: acceleratorSelector and the components' acceleratorOverride (placement only).
+    accelerators: AcceleratorRequest | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,3 +206,7 @@ class RankRequest:
     model_cache_provider: str | None = None  # rules §2; None: none configured
     others: tuple[OtherObject, ...] = ()
     repeated: tuple[RepeatedObject, ...] = ()
+    # rules §20.8: the request's AcceleratorClasses, one per name (the last given), by name, and
+    # its acceleratorClassesKnown (None: known when at least one class is held).
+    accelerator_classes: tuple[AcceleratorClass, ...] = ()
+    accelerator_classes_known: bool | None = None

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, cast
 from .checks import RuntimeChecks, RuntimeRow
 from .documents import Model, Runtime
 
-if TYPE_CHECKING:  # advice imports this module
+if TYPE_CHECKING:  # advice and placement import this module
     from .advice import RowAdvice
+    from .placement.results import Placement
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,8 @@ class Ranking:
     # What the rows were checked against: way_out.py explains the No rows from it, for the
     # answers that show them (lint, impact and selections never pay for it).
     checks: RuntimeChecks | None = field(default=None, compare=False, repr=False)
+    # rules §20.8: set by ``placement.rank_and_place``; None when nothing is selected.
+    placement: Placement | None = None
 
     def excluded(self) -> list[tuple[str, str]]:
         """rules §15: (name, reason) of the runtimes OME's no-runtime text lists."""

@@ -8,6 +8,9 @@ list. The round trip is exact because the encoder refuses every value that the d
 not give back unchanged: a list where a tuple belongs, a bool where an int belongs, a float.
 No pickle: what comes back from a shared store is data, never code.
 
+A ``Mapping[str, Any]`` (an ``acceleratorConfig``, a class's affinity: Kubernetes objects the
+rules pass on without reading their every field) is stored as the JSON object it is.
+
 ``CODEC_VERSION`` changes whenever the stored layout does (a field added, removed, reordered or
 retyped in ``app.selection.documents``); ``tests/store/test_codec.py`` pins ``layout()`` so
 that such a change cannot land without it. A value of another version raises
@@ -18,19 +21,32 @@ changed and the stored catalogs have to be written again.
 from __future__ import annotations
 
 import json
+import math
+import re
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
 from app.selection.documents import InferenceService, Model, Runtime
+from app.selection.placement import AcceleratorRequest
 
-CODEC_VERSION = 2
+CODEC_VERSION = 3
 Document = Runtime | Model | InferenceService
 # Version 2 appended ``Entry.version`` and ``Model.storage_uri`` (both read by admission only,
 # both None when absent): a version-1 value is the same value without them, read as such.
+# Version 3 appended ``Entry.accelerator_config`` and ``InferenceService.accelerators`` (rules
+# §20, None when absent): a version-2 value is read as one without them.
 _RUNTIME_ENTRIES = 2 + [field.name for field in fields(Runtime)].index("entries")
+# The names the documents' hints refer to without importing them (``documents.py``).
+_HINT_NAMES = {"AcceleratorRequest": AcceleratorRequest}
+
+
+def type_hints(kind: type) -> dict[str, Any]:
+    return typing.get_type_hints(kind, localns=_HINT_NAMES)
+
+
 # The tag names the top-level class in the stored form: part of the format, like the version.
 DOCUMENT_TAGS: dict[type, str] = {Runtime: "R", Model: "M", InferenceService: "I"}
 
@@ -81,17 +97,36 @@ def sequence_item(hint: Any) -> Any:
 
 
 def mapping_value(hint: Any) -> Any:
-    """``T`` for ``dict[str, T]``, else ``None``."""
+    """``T`` for ``dict[str, T]`` or ``Mapping[str, T]`` other than ``Any``, else ``None``."""
     args = typing.get_args(hint)
-    if typing.get_origin(hint) is dict and args[0] is str:
+    if typing.get_origin(hint) in (dict, Mapping) and args[0] is str and args[1] is not Any:
         return args[1]
     return None
+
+
+def is_json_object(hint: Any) -> bool:
+    """``Mapping[str, Any]``: a JSON object stored whole."""
+    args = typing.get_args(hint)
+    return typing.get_origin(hint) is Mapping and args == (str, Any)
+
+
+def _json_value(value: Any) -> bool:
+    """Whether ``value`` reads back from JSON as itself (lists stay lists)."""
+    if value is None or type(value) in (str, int, bool):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) is list:
+        return all(_json_value(item) for item in value)
+    if type(value) is dict:
+        return all(type(key) is str and _json_value(item) for key, item in value.items())
+    return False
 
 
 def spelling(hint: Any) -> str:
     if isinstance(hint, type):
         return hint.__name__
-    return str(hint).replace(f"{Runtime.__module__}.", "")
+    return re.sub(r"\b(?:[a-z_]+\.)+", "", str(hint))  # module paths dropped
 
 
 def dataclasses_in(hint: Any) -> list[type]:
@@ -127,7 +162,11 @@ class DecoderSource:
     def __init__(self) -> None:
         self.names: dict[type, str] = {}
         self.functions: list[str] = []
-        self.namespace: dict[str, Any] = {"_new": object.__new__, "_Unreadable": UnreadableDocument}
+        self.namespace: dict[str, Any] = {
+            "_new": object.__new__,
+            "_Unreadable": UnreadableDocument,
+            "_object": _decoded_object,
+        }
         self._temporaries = 0
 
     def _temporary(self) -> str:
@@ -148,6 +187,8 @@ class DecoderSource:
                 return f"tuple({source})"
             item = self._temporary()
             return f"tuple([{self.expression(item_hint, item)} for {item} in {source}])"
+        if is_json_object(hint):
+            return f"_object({source})"
         if (value_hint := mapping_value(hint)) is not None:
             if is_plain(value_hint):
                 return f"dict({source})"
@@ -184,7 +225,7 @@ class DecoderSource:
     def _fields_key(self, kind: type, source: str) -> tuple[str | None, list[str]]:
         """The key of a ``kind`` array and the conditions under which there is one (fields
         that cannot be keyed but may be ``None``); ``(None, [])`` when there is none."""
-        hints = typing.get_type_hints(kind)
+        hints = type_hints(kind)
         members = fields(kind)
         if all(is_plain(hints[field.name]) for field in members):
             keys = [self.key(hints[field.name], "x") for field in members]
@@ -213,7 +254,7 @@ class DecoderSource:
         if kind in self.names:
             return self.names[kind]
         name = self.names[kind] = f"_decode{len(self.names)}"
-        hints = typing.get_type_hints(kind)
+        hints = type_hints(kind)
         members = fields(kind)
         self.namespace[f"{name}_class"] = kind
         values = [self.expression(hints[field.name], f"v[{n}]") for n, field in enumerate(members)]
@@ -261,6 +302,12 @@ class DecoderSource:
         return self.namespace
 
 
+def _decoded_object(value: Any) -> dict:
+    if type(value) is not dict:
+        raise UnreadableDocument("not a JSON object")
+    return value
+
+
 def _settable_slots(kind: type) -> bool:
     """Whether an instance is exactly its slots set from the field values: a frozen slotted
     dataclass with no ``__post_init__``; any other class is built through its constructor."""
@@ -300,6 +347,14 @@ def _encoder(hint: Any) -> _Convert:
     if optional:
         convert = _encoder(inner)
         return lambda value: None if value is None else convert(value)
+    if is_json_object(hint):
+
+        def json_object(value: Any) -> dict:
+            if type(value) is not dict or not _json_value(value):
+                raise TypeError(f"{type(value).__name__} where a JSON object belongs")
+            return value
+
+        return json_object
     if (item_hint := sequence_item(hint)) is not None:
         item = _encoder(item_hint)
 
@@ -324,7 +379,7 @@ def _encoder(hint: Any) -> _Convert:
 
 
 def _dataclass_encoder(kind: type) -> _Convert:
-    hints = typing.get_type_hints(kind)
+    hints = type_hints(kind)
     converters = [(field.name, _encoder(hints[field.name])) for field in fields(kind)]
 
     def encode_fields(value: Any) -> list:
@@ -364,6 +419,8 @@ def decode(value: Any) -> Document:
     try:
         if value[0] == 1:
             _from_version_1(value)
+        if value[0] == 2:
+            _from_version_2(value)
         if value[0] != CODEC_VERSION:
             raise UnreadableDocument(f"stored with codec version {value[0]!r}, not {CODEC_VERSION}")
         return _DECODE_BY_TAG[value[1]](value[2:])
@@ -381,6 +438,16 @@ def _from_version_1(value: list) -> None:
     elif value[1] == "M":
         value.append(None)
     value[0] = 2
+
+
+def _from_version_2(value: list) -> None:
+    """A version-2 value as version 3 writes it, in place (the appended fields absent)."""
+    if value[1] == "R":
+        for entry in value[_RUNTIME_ENTRIES]:
+            entry.append(None)
+    elif value[1] == "I":
+        value.append(None)
+    value[0] = 3
 
 
 def decode_all(values: Iterable[Any]) -> list[Document]:
@@ -419,7 +486,7 @@ def layout() -> dict[str, list[str]]:
     def visit(kind: type) -> None:
         if kind.__name__ in found:
             return
-        hints = typing.get_type_hints(kind)
+        hints = type_hints(kind)
         found[kind.__name__] = [
             f"{field.name}: {spelling(hints[field.name])}" for field in fields(kind)
         ]

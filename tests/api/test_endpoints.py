@@ -52,8 +52,16 @@ def test_seed_example_json_answer(client):
         "ignored",
         "warnings",
         "notes",
+        "placement",
     ]
     assert body["omeVersion"] == "1.3"
+    # No InferenceService: no component, but the entry OME would apply (rules §20.2).
+    assert body["placement"] == {
+        "entry": {"index": 0, "name": "safetensors", "score": 2, "definedIn": None},
+        "engine": None,
+        "decoder": None,
+        "event": None,
+    }
 
 
 def test_yaml_output_is_the_json_answer(client):
@@ -108,6 +116,12 @@ def test_select(client):
         "selected": {"name": "rt", "scope": "Cluster", "score": 2, "explicit": False},
         "message": "Runtime rt will be auto-selected for model llama",
         "warnings": [],
+        "placement": {
+            "entry": {"index": 0, "name": None, "score": 2, "definedIn": None},
+            "engine": None,
+            "decoder": None,
+            "event": None,
+        },
     }
 
 

@@ -247,6 +247,7 @@ def _two_values(hint: str) -> tuple:
         "SizeRange | None": (None, SizeRange("1B")),
         "DiffusionPipeline | None": (None, DiffusionPipeline("FluxPipeline")),
         "tuple[Entry, ...]": ((), (one,)),
+        "Mapping[str, Any] | None": (None, {"nvidia-h100": {"runtimeArgsOverride": ["--x"]}}),
     }
     return pairs[hint]
 

@@ -58,6 +58,9 @@ ENTRY = document(
     modelCacheProviders=maybe(st.lists(TEXT, max_size=2)),
     diffusionPipeline=st.one_of(st.just(MISSING), st.none(), st.just({"className": "P"})),
     containers=maybe(st.just([{"image": "x"}])),
+    acceleratorConfig=maybe(
+        st.sampled_from([{}, {"a": {"tensorParallelismOverride": {"tensorParallelSize": 2}}}]) | ODD
+    ),
 )
 ANNOTATIONS = document(**{"ome.io/deploymentMode": maybe(TEXT), "other": maybe(ints())})
 RUNTIME = document(

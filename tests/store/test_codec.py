@@ -6,6 +6,7 @@ import dataclasses
 import json
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -24,12 +25,23 @@ from app.selection.documents import (
     PipelineComponent,
     Runtime,
 )
+from app.selection.placement import AcceleratorRequest
 from app.store import codec
 from app.store.codec import DecoderSource
 from bench.manifests import rank_request_body
 
 # Text as a store must keep it: any code point, lone surrogates and NUL included.
 TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
+# What a JSON object stored whole (an acceleratorConfig) may hold.
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=8,
+)
 
 
 def strategy(hint: Any) -> st.SearchStrategy:
@@ -45,11 +57,13 @@ def strategy(hint: Any) -> st.SearchStrategy:
     if isinstance(hint, types.UnionType):
         return st.one_of(*map(strategy, typing.get_args(hint)))
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if codec.is_json_object(hint):
+        return st.dictionaries(TEXT, JSON_VALUES, max_size=3)
     if origin is tuple:
         return st.lists(strategy(args[0]), max_size=4).map(tuple)
-    if origin is dict:
+    if origin in (dict, Mapping):
         return st.dictionaries(TEXT, strategy(args[1]), max_size=3)
-    hints = typing.get_type_hints(hint)
+    hints = codec.type_hints(hint)
     return st.builds(
         hint, **{field.name: strategy(hints[field.name]) for field in dataclasses.fields(hint)}
     )
@@ -146,7 +160,7 @@ def test_only_documents_are_stored():
         "not json",
         "{}",
         "[]",
-        '[3,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null]',  # version
+        '[4,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null]',  # version
         '[2,"X"]',
         '[2,"R","ClusterServingRuntime"]',  # too few fields
         '[2,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null,0]',
@@ -164,10 +178,26 @@ def test_a_stored_document_says_its_version():
     assert value[:2] == [codec.CODEC_VERSION, "I"]
 
 
-# The stored layout of CODEC_VERSION 2. A change to app.selection.documents changes
+# The stored layout of CODEC_VERSION 3. A change to app.selection.documents changes
 # codec.layout(): bump CODEC_VERSION and put the new layout here (stored catalogs are then
 # unreadable, 503, until they are written again).
-LAYOUT_V2 = {
+LAYOUT_V3 = {
+    "AcceleratorRequest": [
+        "selector: Selector | None",
+        "engine: ComponentRequest | None",
+        "decoder: ComponentRequest | None",
+    ],
+    "ComponentRequest": ["override: Selector | None", "runner_sets_resources: bool"],
+    "Constraints": [
+        "min_memory: int | None",
+        "max_memory: int | None",
+        "min_compute_tflops: int | None",
+        "min_architecture_version: str | None",
+        "required_features: tuple[str, ...]",
+        "excluded_classes: tuple[str, ...]",
+        "architecture_families: tuple[str, ...]",
+        "preferred_precisions: tuple[str, ...]",
+    ],
     "DiffusionPipeline": [
         "class_name: str | None",
         "components: dict[str, PipelineComponent]",
@@ -184,6 +214,7 @@ LAYOUT_V2 = {
         "priority: int | None",
         "cache_providers: tuple[str, ...] | None",
         "version: str | None",
+        "accelerator_config: Mapping[str, Any] | None",
     ],
     "EntryRef": ["name: str", "version: str | None", "operator: str | None", "weight: int"],
     "InferenceService": [
@@ -202,6 +233,7 @@ LAYOUT_V2 = {
         "engine_mode_annotation: str | None",
         "has_decoder: bool",
         "decoder_mode_annotation: str | None",
+        "accelerators: AcceleratorRequest | None",
     ],
     "Model": [
         "kind: str",
@@ -232,13 +264,18 @@ LAYOUT_V2 = {
         "protocol_versions: tuple[str, ...]",
         "inherit_from: str | None",
     ],
+    "Selector": [
+        "accelerator_class: str | None",
+        "policy: str | None",
+        "constraints: Constraints | None",
+    ],
     "SizeRange": ["min: str | None", "max: str | None"],
 }
 
 
 def test_the_layout_is_that_of_the_version():
-    assert codec.CODEC_VERSION == 2
-    assert codec.layout() == LAYOUT_V2
+    assert codec.CODEC_VERSION == 3
+    assert codec.layout() == LAYOUT_V3
 
 
 def test_a_version_1_value_reads_without_what_version_2_appended():
@@ -246,7 +283,7 @@ def test_a_version_1_value_reads_without_what_version_2_appended():
     runtime = Runtime("ClusterServingRuntime", "rt", None, entries=(entry, entry))
     model = Model("BaseModel", "m", "demo", ModelRef("safetensors"), storage_uri="pvc://c/m")
     for document, cut in (
-        (runtime, lambda v: [*v[:6], [e[:-1] for e in v[6]], *v[7:]]),
+        (runtime, lambda v: [*v[:6], [e[:-2] for e in v[6]], *v[7:]]),
         (model, lambda v: v[:-1]),
     ):
         value = codec.encode(document)
@@ -259,7 +296,21 @@ def test_a_version_1_value_reads_without_what_version_2_appended():
             else dataclasses.replace(document, storage_uri=None)
         )
         assert read == expected
-    assert codec.decode([2, *codec.encode(runtime)[1:]]) == runtime
+
+
+def test_a_version_2_value_reads_without_what_version_3_appended():
+    config = {"nvidia-h100": {"runtimeArgsOverride": ["--x=1"]}}
+    entry = Entry("e", EntryRef("safetensors"), auto_select=True, accelerator_config=config)
+    runtime = Runtime("ClusterServingRuntime", "rt", None, entries=(entry, entry))
+    isvc = InferenceService("s", "demo", has_engine=True, accelerators=AcceleratorRequest())
+    value = codec.encode(runtime)
+    runtime_v2 = [2, *value[1:6], [e[:-1] for e in value[6]], *value[7:]]
+    read = codec.decode(json.loads(json.dumps(runtime_v2)))
+    bare = dataclasses.replace(entry, accelerator_config=None)
+    assert read == dataclasses.replace(runtime, entries=(bare, bare))
+    isvc_v2 = [2, *codec.encode(isvc)[1:-1]]
+    assert codec.decode(isvc_v2) == dataclasses.replace(isvc, accelerators=None)
+    assert codec.decode([3, *codec.encode(runtime)[1:]]) == runtime
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -23,6 +23,13 @@ from .results import (
     PlacementError,
     PlacementEvent,
 )
+from .wiring import (
+    accelerator_request,
+    rank_and_place,
+    request_classes_known,
+    runtime_extras,
+    with_placement,
+)
 
 __all__ = [
     "AcceleratorClass",
@@ -46,11 +53,16 @@ __all__ = [
     "RuntimeExtras",
     "RuntimeRead",
     "Selector",
+    "accelerator_request",
     "choose_entry",
     "classes_known",
     "latest_classes",
     "parse_quantity",
     "place",
     "predict_placement",
+    "rank_and_place",
     "read_selected_runtime",
+    "request_classes_known",
+    "runtime_extras",
+    "with_placement",
 ]
