@@ -157,6 +157,7 @@ class RedisServer:
         self.directory = directory
         self.options = options
         self.process: subprocess.Popen | None = None
+        self.started = False
 
     @property
     def url(self) -> str:
@@ -167,6 +168,24 @@ class RedisServer:
         return redis.Redis(port=self.port, socket_connect_timeout=2, socket_timeout=5)
 
     def start(self) -> RedisServer:
+        """Start it, and wait until it answers. A first start whose port another process took
+        between ``free_port`` and the bind (the server exits at once) moves to new free ports."""
+        for _ in range(5):
+            if self._spawn():
+                self.started = True
+                return self
+            if self.started:
+                break  # a restart keeps its port: the test reconnects to it
+            self.port = free_port()
+            if "--cluster-port" in self.options:
+                options = list(self.options)
+                options[options.index("--cluster-port") + 1] = str(free_port())
+                self.options = tuple(options)
+        raise RuntimeError(f"redis-server on port {self.port} did not start")
+
+    def _spawn(self) -> bool:
+        """True once the server answers; False when it exited first. Waits for an event (an
+        answer, an exit), with a generous bound for a busy machine."""
         self.process = subprocess.Popen(
             [
                 REDIS_SERVER,
@@ -177,14 +196,17 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while True:
             probe = redis.Redis(port=self.port, socket_connect_timeout=0.2, socket_timeout=1)
             try:
                 probe.ping()
-                return self
+                return True
             except redis.ConnectionError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
+                if self.process.poll() is not None:
+                    self.stop()
+                    return False
+                if time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"redis-server on port {self.port} did not start") from None
                 time.sleep(0.02)
