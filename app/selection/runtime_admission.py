@@ -228,9 +228,7 @@ def _clash_keys(runtime: Runtime) -> set[ClashKey]:
 
 def annotation(manifest: Mapping[str, Any] | None, key: str) -> Any:
     """An annotation of a raw manifest as written (None when absent or not a map)."""
-    metadata = manifest.get("metadata") if isinstance(manifest, Mapping) else None
-    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-    return annotations.get(key) if isinstance(annotations, Mapping) else None
+    return get(manifest, "metadata", "annotations", key)
 
 
 def runtime_refusals(

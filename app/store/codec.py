@@ -39,6 +39,9 @@ Document = Runtime | Model | InferenceService
 # Version 3 appended ``Entry.accelerator_config`` and ``InferenceService.accelerators`` (rules
 # §20, None when absent): a version-2 value is read as one without them.
 _RUNTIME_ENTRIES = 2 + [field.name for field in fields(Runtime)].index("entries")
+# Per older version: the tag whose entries gained a field at their end, and the tag that gained
+# one at its own end (each None when absent).
+_APPENDED = {1: ("R", "M"), 2: ("R", "I")}
 # The names the documents' hints refer to without importing them (``documents.py``).
 _HINT_NAMES = {"AcceleratorRequest": AcceleratorRequest}
 
@@ -417,10 +420,8 @@ def decode(value: Any) -> Document:
     """The document ``encode`` gave ``value`` for; ``UnreadableDocument`` for anything else.
     ``value`` is parsed JSON that the caller gives away: its arrays are converted in place."""
     try:
-        if value[0] == 1:
-            _from_version_1(value)
-        if value[0] == 2:
-            _from_version_2(value)
+        while value[0] in _APPENDED:
+            _from_older(value)
         if value[0] != CODEC_VERSION:
             raise UnreadableDocument(f"stored with codec version {value[0]!r}, not {CODEC_VERSION}")
         return _DECODE_BY_TAG[value[1]](value[2:])
@@ -430,24 +431,15 @@ def decode(value: Any) -> Document:
         raise UnreadableDocument(f"not a stored document: {error!r}") from None
 
 
-def _from_version_1(value: list) -> None:
-    """A version-1 value as version 2 writes it, in place (the appended fields absent)."""
-    if value[1] == "R":
+def _from_older(value: list) -> None:
+    """An older value as the next version writes it, in place (the appended fields absent)."""
+    entries_of, appended_to = _APPENDED[value[0]]
+    if value[1] == entries_of:
         for entry in value[_RUNTIME_ENTRIES]:
             entry.append(None)
-    elif value[1] == "M":
+    elif value[1] == appended_to:
         value.append(None)
-    value[0] = 2
-
-
-def _from_version_2(value: list) -> None:
-    """A version-2 value as version 3 writes it, in place (the appended fields absent)."""
-    if value[1] == "R":
-        for entry in value[_RUNTIME_ENTRIES]:
-            entry.append(None)
-    elif value[1] == "I":
-        value.append(None)
-    value[0] = 3
+    value[0] += 1
 
 
 def decode_all(values: Iterable[Any]) -> list[Document]:
