@@ -103,8 +103,8 @@ def _catalog_answer(
 
 def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
     """``?model=<name>`` (with ``?namespace=``, ``?modelKind=``) or
-    ``?inferenceService=<namespace>/<name>``: the request the stored objects make."""
-    settings = documents.info.settings
+    ``?inferenceService=<namespace>/<name>``: the request the stored objects make, with the
+    stored AcceleratorClasses and the cluster's ``acceleratorClassesKnown`` (rules §20.8)."""
     args = request.args
     isvc = None
     namespace = args.get("namespace") or None
@@ -127,14 +127,7 @@ def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
             raise errors.ModelNotFound(model_not_found(args["model"]))
     else:
         raise errors.MalformedRequest("name ?model=<name> or ?inferenceService=<namespace>/<name>")
-    return RankRequest(
-        model,
-        documents.runtimes,
-        isvc,
-        namespace=namespace,
-        ome_version=settings.ome_version,
-        model_cache_provider=settings.model_cache_provider,
-    )
+    return documents.view().rank_request(model, isvc, namespace)
 
 
 def _question(endpoint: str, output: str) -> list:
@@ -231,7 +224,16 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     )
     runtimes = overlaid(documents.runtimes, given.runtimes, namespace=target_namespace(given))
     check_runtimes(len(runtimes))
-    return dataclasses.replace(given, runtimes=tuple(runtimes))
+    # The body's classes over the stored ones; the request's own acceleratorClassesKnown (body
+    # or query) over the cluster's setting.
+    classes = overlaid(documents.classes, given.accelerator_classes)
+    known = given.accelerator_classes_known
+    return dataclasses.replace(
+        given,
+        runtimes=tuple(runtimes),
+        accelerator_classes=tuple(classes),
+        accelerator_classes_known=settings.accelerator_classes_known if known is None else known,
+    )
 
 
 @bp.post("/v1/clusters/<cluster>/rank")

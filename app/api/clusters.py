@@ -45,7 +45,7 @@ from app.schemas.answers import (
 )
 from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
 from app.selection.documents import OtherObject
-from app.store import ClusterInfo, ClusterSettings, StoredObject
+from app.store import CLUSTER_SCOPED_KINDS, ClusterInfo, ClusterSettings, StoredObject
 
 bp = Blueprint("clusters", __name__)
 SETTINGS = ClusterSettingsSchema()
@@ -58,8 +58,9 @@ def _tagged(description: str, schema: type) -> dict[str, Any]:
     return answer(description, schema, JSON_OR_YAML, headers=("ETag",))
 
 
-# Each setting's attribute (ClusterSettings) and its key in JSON.
+# Each setting's attribute (ClusterSettings) and its key in JSON; the booleans among them.
 SETTINGS_KEYS = {name: field.data_key or name for name, field in SETTINGS.fields.items()}
+FLAGS = frozenset({"accelerator_classes_known"})
 
 
 def info_body(info: ClusterInfo) -> dict[str, Any]:
@@ -85,9 +86,9 @@ def _settings(body: Any) -> ClusterSettings:
         raise errors.MalformedRequest(f"unknown settings: {', '.join(sorted(unknown))}")
     values: dict[str, Any] = {name: body.get(key) for name, key in SETTINGS_KEYS.items()}
     problems = {
-        SETTINGS_KEYS[name]: ["Not a valid string."]
+        SETTINGS_KEYS[name]: [f"Not a valid {'boolean' if name in FLAGS else 'string'}."]
         for name, value in values.items()
-        if value is not None and not isinstance(value, str)
+        if value is not None and not isinstance(value, bool if name in FLAGS else str)
     }
     values["ome_version"] = values["ome_version"] or DEFAULT_OME_VERSION
     if "omeVersion" not in problems:
@@ -263,7 +264,7 @@ def apply_objects(cluster: str) -> Response:
     "clusters",
     "Remove one object",
     parameters=(
-        parameter("kind", "One of the five OME kinds.", "path", required=True),
+        parameter("kind", "One of the stored kinds (`counts` lists them).", "path", required=True),
         parameter("name", "The object's name.", "path", required=True),
         "IfMatch",
         parameter("namespace", "For namespaced kinds (default `default`)."),
@@ -277,7 +278,7 @@ def delete_object(cluster: str, kind: str, name: str) -> Response:
     token = may_write(cluster)
     info_or_404(cluster)
     namespace = request.args.get("namespace") or None
-    if kind not in ("ClusterServingRuntime", "ClusterBaseModel") and namespace is None:
+    if kind not in CLUSTER_SCOPED_KINDS and namespace is None:
         namespace = "default"
     try:
         info = get_store().delete_object(cluster, kind, namespace, name, if_match=if_match())

@@ -33,9 +33,9 @@ from app.schemas.answers import LintSchema
 from app.selection.admission import Admission, admit, planned_admission_rankings
 from app.selection.catalog import CatalogView, ObjectKey
 from app.selection.findings import Finding, Refusal
+from app.selection.placement import ACCELERATOR_CLASS, classes_known
 from app.store import ClusterInfo
 
-CLASS_KIND = "AcceleratorClass"
 bp = Blueprint("lint", __name__)
 bp.before_request(stateless_access)
 
@@ -52,15 +52,18 @@ def _lint(view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey]
         full_runners=full_runners,
         manifests=stream.manifests,
         refused_by_schema={key: _refusals(found) for key, found in stream.refused.items()},
-        accelerator_classes=_classes(stream),
+        accelerator_classes=_classes(view, stream),
     )
 
 
-def _classes(stream: ObjectStream) -> frozenset[str] | None:
-    """The AcceleratorClasses the request holds; None (not known) when it holds none (rules
-    §20.8)."""
-    names = frozenset(other.name or "" for other in stream.others if other.kind == CLASS_KIND)
-    return names or None
+def _classes(view: CatalogView, stream: ObjectStream) -> frozenset[str] | None:
+    """The names of the classes the cluster would hold, or None when they are not known (rules
+    §20.8). An AcceleratorClass of the body that the API server refuses still counts, as every
+    refused object does: each object is judged against the rest as applied."""
+    named = {name for kind, _, name in stream.manifests if kind == ACCELERATOR_CLASS}
+    if not classes_known(view.classes_known, len(view.classes) + len(named)):
+        return None
+    return frozenset(accelerator.name for accelerator in view.classes) | named
 
 
 def _key(finding: Finding) -> ObjectKey:

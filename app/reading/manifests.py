@@ -131,13 +131,14 @@ def collect(documents: list, what: str = "document", first: int = 1) -> list[tup
     return objects
 
 
-READ_KINDS = frozenset((*MODEL_KINDS, *RUNTIME_KINDS, ISVC_KIND))
+READ_KINDS = frozenset((*MODEL_KINDS, *RUNTIME_KINDS, ISVC_KIND, ACCELERATOR_CLASS_KIND))
 
 
 def split_objects(
     objects: list[tuple[str, dict]],
 ) -> tuple[list[tuple[str, dict]], list[OtherObject]]:
-    """The objects of the five kinds selection reads, in stream order, and the others."""
+    """The objects of the kinds the rules read (AcceleratorClass included), in stream order,
+    and the others."""
     _sort_by_kind(objects)  # refuses kinds that are missing or not strings
     read = [(label, obj) for label, obj in objects if obj["kind"] in READ_KINDS]
     others = [

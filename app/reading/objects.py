@@ -13,6 +13,7 @@ from app.selection.budget import checked, checkpoint
 from app.selection.catalog import ObjectKey
 from app.selection.documents import InferenceService, Model, OtherObject, RepeatedObject, Runtime
 from app.selection.findings import ERROR, Finding
+from app.selection.placement import AcceleratorClass
 from app.selection.service_rules import get
 from app.selection.warnings import repeat_warnings
 from app.store import StoredObject
@@ -20,7 +21,7 @@ from app.store import StoredObject
 from . import manifests
 from .decoding import decode_body
 
-Document = Runtime | Model | InferenceService
+Document = Runtime | Model | InferenceService | AcceleratorClass
 
 
 @dataclass

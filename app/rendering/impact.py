@@ -10,6 +10,7 @@ from app.selection.catalog import SelectionRow
 
 from .answers import select_answer
 from .encode import text_table
+from .placement import placement_body
 from .selections import selection_body
 
 IMPACT_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "BEFORE", "AFTER", "MESSAGE")
@@ -17,7 +18,12 @@ IMPACT_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "BEFORE", "AFTER", "
 
 def _outcome(row: SelectionRow) -> dict[str, Any]:
     body = selection_body(row)
-    return {"runtime": body["runtime"], "message": body["message"], "error": body["error"]}
+    return {
+        "runtime": body["runtime"],
+        "message": body["message"],
+        "error": body["error"],
+        "placement": placement_body(row.placement),
+    }
 
 
 class _SelectAnswers:
@@ -42,7 +48,8 @@ class _SelectAnswers:
 
 def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int, list[dict]]:
     """(InferenceServices compared, the changes): an InferenceService that only one side holds
-    is not compared; one changes when its ``/v1/select`` answer does (status or body)."""
+    is not compared; one changes when its ``/v1/select`` answer does (status or body, its
+    ``placement`` included)."""
     earlier = {(row.namespace, row.name): row for row in before}
     answers = _SelectAnswers()
     found = []
@@ -52,7 +59,9 @@ def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int,
         if old is None:
             continue
         compared += 1
-        if answers.of(old) != answers.of(row):
+        # The answer less its placement is shared by the InferenceServices of one ranking; the
+        # placement is each one's own (rules §20.8: a changed class is a change).
+        if answers.of(old) != answers.of(row) or old.placement != row.placement:
             found.append(
                 {
                     "namespace": row.namespace,

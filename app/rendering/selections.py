@@ -8,14 +8,23 @@ from typing import Any
 
 from app.selection.catalog import SelectionRow
 from app.selection.documents import OtherObject
+from app.selection.placement import ComponentPlacement
 
 from .encode import text_table
 
 SELECTION_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "RUNTIME", "SCOPE", "MESSAGE")
 
 
+def _class_of(component: ComponentPlacement | None) -> str | None:
+    """rules §20.10 item 8: the class the component's pods get; None when none or unknown."""
+    if component is None or not component.known:
+        return None
+    return component.accelerator_class
+
+
 def selection_body(row: SelectionRow) -> dict[str, Any]:
     selected = row.selected
+    placement = row.placement
     return {
         "namespace": row.namespace,
         "name": row.name or None,  # none: a model that no InferenceService names
@@ -25,6 +34,8 @@ def selection_body(row: SelectionRow) -> dict[str, Any]:
         else {"name": selected.name, "scope": selected.scope, "explicit": selected.explicit},
         "message": row.message,
         "error": row.error,
+        "engineAcceleratorClass": None if placement is None else _class_of(placement.engine),
+        "decoderAcceleratorClass": None if placement is None else _class_of(placement.decoder),
     }
 
 

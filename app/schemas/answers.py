@@ -13,9 +13,11 @@ from marshmallow import Schema, fields, validate
 from app.selection.admission import ERROR, INFO, WARNING
 
 from .api import SCOPES
+from .placement import placement_field
 
-# The five kinds a catalog stores, by which its counts are kept.
+# The kinds a catalog stores, by which its counts are kept.
 STORED_KINDS = (
+    "AcceleratorClass",
     "BaseModel",
     "ClusterBaseModel",
     "ClusterServingRuntime",
@@ -51,6 +53,15 @@ class ClusterSettingsSchema(Schema):
         metadata=_doc("The model cache provider the cluster's OME is configured with."),
     )
     description = fields.String(allow_none=True, metadata=_doc("Free text, for people."))
+    accelerator_classes_known = fields.Boolean(
+        data_key="acceleratorClassesKnown",
+        allow_none=True,
+        metadata=_doc(
+            "Whether the stored AcceleratorClasses are every class the cluster has (rules "
+            "§20.8): `true` checks names and picks policies against them, `false` answers "
+            "`known: false`; left out or null: known when at least one is stored."
+        ),
+    )
 
 
 class ClusterInfoSchema(Schema):
@@ -62,6 +73,9 @@ class ClusterInfoSchema(Schema):
         data_key="modelCacheProvider", required=True, allow_none=True
     )
     description = fields.String(required=True, allow_none=True)
+    accelerator_classes_known = fields.Boolean(
+        data_key="acceleratorClassesKnown", required=True, allow_none=True
+    )
     generation = fields.Integer(
         required=True, metadata=_doc('Bumped by every write; the ETag is `"<generation>"`.')
     )
@@ -152,6 +166,21 @@ class SelectionRowSchema(Schema):
     error = fields.String(
         required=True, allow_none=True, metadata=_doc("The error's code, when OME selects none.")
     )
+    engine_accelerator_class = fields.String(
+        data_key="engineAcceleratorClass",
+        required=True,
+        allow_none=True,
+        metadata=_doc(
+            "rules §20: the AcceleratorClass the engine's pods get; null when none, when the "
+            "InferenceService has no engine, or when it is unknown."
+        ),
+    )
+    decoder_accelerator_class = fields.String(
+        data_key="decoderAcceleratorClass",
+        required=True,
+        allow_none=True,
+        metadata=_doc("The same for the decoder."),
+    )
 
 
 class SelectionsSchema(Schema):
@@ -202,6 +231,7 @@ class OutcomeSchema(Schema):
     runtime = fields.Nested(RuntimeNamedSchema, required=True, allow_none=True)
     message = fields.String(required=True)
     error = fields.String(required=True, allow_none=True)
+    placement = placement_field()
 
 
 class ChangeSchema(Schema):

@@ -12,7 +12,9 @@ from __future__ import annotations
 import dataclasses
 
 from app.selection.documents import InferenceService, Model, Runtime
+from app.selection.placement import AcceleratorClass
 
+from .accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_document_schema
 from .documents import (
     ISVC_KIND,
     MODEL_KINDS,
@@ -24,16 +26,24 @@ from .fast_runtime import load_runtime
 from .requests import load_document
 from .stored import stored_form
 
-CLUSTER_SCOPED = frozenset({"ClusterServingRuntime", "ClusterBaseModel"})
+CLUSTER_SCOPED = frozenset({"ClusterServingRuntime", "ClusterBaseModel", ACCELERATOR_CLASS_KIND})
 DEFAULT_NAMESPACE = "default"  # where kubectl puts a namespaced object that names none
 
 
 def load_object(
     manifest: dict, path: str, errors: dict[str, list[str]]
-) -> tuple[dict, Runtime | Model | InferenceService] | None:
+) -> tuple[dict, Runtime | Model | InferenceService | AcceleratorClass] | None:
     """(manifest to store, normalised document), or None with ``errors`` filled at ``path``.
-    A namespaced object without a namespace lands in ``default``, as ``kubectl apply`` puts it."""
+    A namespaced object without a namespace lands in ``default``, as ``kubectl apply`` puts it;
+    a cluster-scoped one keeps none."""
     kind = manifest.get("kind")
+    if kind == ACCELERATOR_CLASS_KIND:
+        accelerator = load_document(accelerator_class_document_schema, manifest, path, errors)
+        if accelerator is None:
+            return None
+        stored = stored_form(manifest)
+        stored["metadata"].pop("namespace", None)  # ignored by the API server (rules §20.1)
+        return stored, accelerator
     if kind in MODEL_KINDS:
         document = load_document(model_document_schema, manifest, path, errors)
     elif kind == ISVC_KIND:

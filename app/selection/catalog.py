@@ -11,15 +11,27 @@ from typing import TypeVar
 from .budget import checked
 from .constraints import requested_modes, required_accelerator_classes
 from .documents import DEFAULT_OME_VERSION, InferenceService, Model, RankRequest, Runtime
+from .placement import (
+    ACCELERATOR_CLASS,
+    AcceleratorClass,
+    ClassView,
+    Placement,
+    RuntimeRead,
+    accelerator_request,
+    classes_known,
+    place,
+    read_selected_runtime,
+    runtime_extras,
+)
 from .ranking import rank_runtimes, target_namespace
 from .results import Ranking, Selection, text_key
 
 BASE_MODEL, CLUSTER_BASE_MODEL = "BaseModel", "ClusterBaseModel"
-CLUSTER_SCOPED_KINDS = frozenset({CLUSTER_BASE_MODEL, "ClusterServingRuntime"})
+CLUSTER_SCOPED_KINDS = frozenset({CLUSTER_BASE_MODEL, "ClusterServingRuntime", ACCELERATOR_CLASS})
 DEFAULT_NAMESPACE = "default"
-Document = Runtime | Model | InferenceService
+Document = Runtime | Model | InferenceService | AcceleratorClass
 # ``overlaid`` of runtimes gives runtimes, of any documents any documents.
-AnyDocument = TypeVar("AnyDocument", Runtime, Document)
+AnyDocument = TypeVar("AnyDocument", Runtime, AcceleratorClass, Document)
 ObjectKey = tuple[str, str, str]  # (kind, namespace or "", name), as a cluster keys objects
 # What a ranking for an InferenceService depends on besides the runtimes (``question_of``).
 Question = tuple[
@@ -37,7 +49,7 @@ Question = tuple[
 def object_key(document: Document, namespace: str = "") -> ObjectKey:
     """How a cluster keys ``document``: kind, namespace (``namespace`` for a namespaced one
     that names none, "" at cluster scope) and name."""
-    kind = getattr(document, "kind", "InferenceService")
+    kind: str = getattr(document, "kind", "InferenceService")
     where = "" if kind in CLUSTER_SCOPED_KINDS else (document.namespace or namespace)
     return kind, where, document.name
 
@@ -62,13 +74,16 @@ def overlaid(
 class CatalogView:
     """What the rules read of a cluster: its objects, and the OME version and model cache
     provider they are read with. Selections, lint and impact take one; a change to a cluster is
-    another (``laid_over``)."""
+    another (``laid_over``). ``classes_known`` is the cluster's ``acceleratorClassesKnown``
+    (None: known when it holds at least one class, rules §20.8)."""
 
     runtimes: tuple[Runtime, ...] = ()
     models: tuple[Model, ...] = ()
     services: tuple[InferenceService, ...] = ()
     ome_version: str = DEFAULT_OME_VERSION
     model_cache_provider: str | None = None
+    classes: tuple[AcceleratorClass, ...] = ()
+    classes_known: bool | None = None
 
     @classmethod
     def of(
@@ -77,25 +92,35 @@ class CatalogView:
         *,
         ome_version: str = DEFAULT_OME_VERSION,
         model_cache_provider: str | None = None,
+        classes_known: bool | None = None,
     ) -> CatalogView:
         """The view of ``documents``, each kind in the given order."""
         runtimes: list[Runtime] = []
         models: list[Model] = []
         services: list[InferenceService] = []
+        classes: list[AcceleratorClass] = []
         for document in documents:
             if isinstance(document, Runtime):
                 runtimes.append(document)
             elif isinstance(document, Model):
                 models.append(document)
+            elif isinstance(document, AcceleratorClass):
+                classes.append(document)
             else:
                 services.append(document)
         return cls(
-            tuple(runtimes), tuple(models), tuple(services), ome_version, model_cache_provider
+            tuple(runtimes),
+            tuple(models),
+            tuple(services),
+            ome_version,
+            model_cache_provider,
+            tuple(classes),
+            classes_known,
         )
 
     @property
     def documents(self) -> tuple[Document, ...]:
-        return (*self.runtimes, *self.models, *self.services)
+        return (*self.runtimes, *self.models, *self.services, *self.classes)
 
     def laid_over(
         self, given: Iterable[Document], deleted: Iterable[ObjectKey] = ()
@@ -105,10 +130,32 @@ class CatalogView:
             overlaid(self.documents, given, deleted=deleted),
             ome_version=self.ome_version,
             model_cache_provider=self.model_cache_provider,
+            classes_known=self.classes_known,
         )
 
     def with_settings(self, ome_version: str, model_cache_provider: str | None) -> CatalogView:
         return replace(self, ome_version=ome_version, model_cache_provider=model_cache_provider)
+
+    def rank_request(
+        self, model: Model, isvc: InferenceService | None = None, namespace: str | None = None
+    ) -> RankRequest:
+        """The request a ranking of ``model`` (for ``isvc``) over this cluster makes, with its
+        classes (one per name: a view keeps one object per key)."""
+        return RankRequest(
+            model,
+            self.runtimes,
+            isvc,
+            namespace=namespace,
+            ome_version=self.ome_version,
+            model_cache_provider=self.model_cache_provider,
+            accelerator_classes=self.classes,
+            accelerator_classes_known=self.classes_known,
+        )
+
+    def class_names(self) -> frozenset[str] | None:
+        """The names of the cluster's classes when they are known (rules §20.8), else None."""
+        known = classes_known(self.classes_known, len(self.classes))
+        return frozenset(accelerator.name for accelerator in self.classes) if known else None
 
 
 def model_not_found(name: str) -> str:
@@ -167,6 +214,7 @@ class SelectionRow:
     message: str
     error: str | None = None  # the code of OME's refusal, when there is one
     ranking: Ranking | None = field(default=None, compare=False)  # None: no model to rank
+    placement: Placement | None = None  # rules §20.8, of this row's own InferenceService
 
 
 def question_of(model: Model, isvc: InferenceService) -> Question:
@@ -184,13 +232,49 @@ def question_of(model: Model, isvc: InferenceService) -> Question:
     )
 
 
-def ranked_row(namespace: str, name: str, model: str, ranking: Ranking) -> SelectionRow:
+def ranked_row(
+    namespace: str, name: str, model: str, ranking: Ranking, placement: Placement | None = None
+) -> SelectionRow:
     """The outcome a ranking gives: its selection and message, and the code of OME's refusal
     (``NoRuntimeFound`` when nothing qualifies)."""
     code = ranking.error.code if ranking.error else None
     if code is None and ranking.selected is None:
         code = "NoRuntimeFound"
-    return SelectionRow(namespace, name, model, ranking.selected, ranking.message, code, ranking)
+    return SelectionRow(
+        namespace, name, model, ranking.selected, ranking.message, code, ranking, placement
+    )
+
+
+class _Placer:
+    """The placements of many rankings over one view (rules §20.8): the classes are indexed once
+    and each question's selected runtime is read once, so a placement per InferenceService costs
+    its own entries and listed classes, not the cluster's runtimes."""
+
+    def __init__(self, view: CatalogView) -> None:
+        self.view = view
+        self.classes = ClassView(
+            {accelerator.name: accelerator for accelerator in view.classes},
+            classes_known(view.classes_known, len(view.classes)),
+        )
+
+    def read(self, request: RankRequest, ranking: Ranking) -> RuntimeRead | None:
+        return read_selected_runtime(request, ranking)
+
+    def place(
+        self, model: Model, read: RuntimeRead | None, isvc: InferenceService | None
+    ) -> Placement | None:
+        if read is None:
+            return None
+        view = self.view
+        return place(
+            model,
+            read,
+            None if isvc is None else accelerator_request(isvc),
+            self.classes,
+            view.ome_version,
+            view.model_cache_provider,
+            runtime_extras,
+        )
 
 
 def _resolved(
@@ -236,7 +320,8 @@ def selections(view: CatalogView, *, namespace: str | None = None) -> list[Selec
     name. Rankings are computed once per distinct question, not once per InferenceService."""
     rows = []
     lookup = ModelLookup(view.models)
-    rankings: dict[Question, Ranking] = {}
+    placer = _Placer(view)
+    rankings: dict[Question, tuple[Ranking, RuntimeRead | None]] = {}
     for isvc in checked(view.services):
         found = _resolved(lookup, isvc, namespace)
         if found is None:
@@ -246,17 +331,14 @@ def selections(view: CatalogView, *, namespace: str | None = None) -> list[Selec
             continue
         isvc, model, isvc_namespace = found
         question = question_of(model, isvc)
-        ranking = rankings.get(question)
-        if ranking is None:
-            request = RankRequest(
-                model,
-                view.runtimes,
-                isvc,
-                ome_version=view.ome_version,
-                model_cache_provider=view.model_cache_provider,
-            )
-            ranking = rankings[question] = rank_runtimes(request)
-        rows.append(ranked_row(isvc_namespace, isvc.name, model.name, ranking))
+        known = rankings.get(question)
+        if known is None:
+            request = view.rank_request(model, isvc)
+            ranking = rank_runtimes(request)
+            known = rankings[question] = (ranking, placer.read(request, ranking))
+        ranking, read = known
+        placement = placer.place(model, read, isvc)
+        rows.append(ranked_row(isvc_namespace, isvc.name, model.name, ranking, placement))
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.name)))
     return rows
 
@@ -278,17 +360,13 @@ def unnamed_model_rows(view: CatalogView) -> list[SelectionRow]:
     """rules §19: a row for every model that no InferenceService names, ranked as a request with
     the model alone ranks it (``name`` empty); by namespace (cluster models first) and name."""
     rows = []
+    placer = _Placer(view)
     for model in _unnamed(ModelLookup(view.models), view.services):
-        ranking = rank_runtimes(
-            RankRequest(
-                model,
-                view.runtimes,
-                ome_version=view.ome_version,
-                model_cache_provider=view.model_cache_provider,
-            )
-        )
+        request = view.rank_request(model)
+        ranking = rank_runtimes(request)
+        placement = placer.place(model, placer.read(request, ranking), None)
         namespace = ranking.namespace if model.namespace is None else model.namespace
-        rows.append(ranked_row(namespace, "", model.name, ranking))
+        rows.append(ranked_row(namespace, "", model.name, ranking, placement))
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.model)))
     return rows
 

@@ -30,18 +30,24 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from app.selection.documents import InferenceService, Model, Runtime
-from app.selection.placement import AcceleratorRequest
+from app.selection.placement import AcceleratorClass, AcceleratorRequest
 
-CODEC_VERSION = 3
-Document = Runtime | Model | InferenceService
+CODEC_VERSION = 4
+Document = Runtime | Model | InferenceService | AcceleratorClass
 # Version 2 appended ``Entry.version`` and ``Model.storage_uri`` (both read by admission only,
 # both None when absent): a version-1 value is the same value without them, read as such.
 # Version 3 appended ``Entry.accelerator_config`` and ``InferenceService.accelerators`` (rules
-# §20, None when absent): a version-2 value is read as one without them.
+# §20, None when absent): a version-2 value is read as one without them. Version 4 added the
+# AcceleratorClass (tag ``A``), so that an older instance refuses it instead of misreading it:
+# a version-3 value is the same value.
 _RUNTIME_ENTRIES = 2 + [field.name for field in fields(Runtime)].index("entries")
 # Per older version: the tag whose entries gained a field at their end, and the tag that gained
 # one at its own end (each None when absent).
-_APPENDED = {1: ("R", "M"), 2: ("R", "I")}
+_APPENDED: dict[int, tuple[str | None, str | None]] = {
+    1: ("R", "M"),
+    2: ("R", "I"),
+    3: (None, None),
+}
 # The names the documents' hints refer to without importing them (``documents.py``).
 _HINT_NAMES = {"AcceleratorRequest": AcceleratorRequest}
 
@@ -51,7 +57,12 @@ def type_hints(kind: type) -> dict[str, Any]:
 
 
 # The tag names the top-level class in the stored form: part of the format, like the version.
-DOCUMENT_TAGS: dict[type, str] = {Runtime: "R", Model: "M", InferenceService: "I"}
+DOCUMENT_TAGS: dict[type, str] = {
+    Runtime: "R",
+    Model: "M",
+    InferenceService: "I",
+    AcceleratorClass: "A",
+}
 
 _Convert = Callable[[Any], Any]
 

@@ -13,17 +13,20 @@ from typing import Any
 
 from app.selection.catalog import CatalogView
 from app.selection.documents import DEFAULT_OME_VERSION, InferenceService, Model, Runtime
+from app.selection.placement import AcceleratorClass
 
 # Every kind a store holds, in the order objects are listed (byte order, as the key sorts).
 KINDS = (
+    "AcceleratorClass",
     "BaseModel",
     "ClusterBaseModel",
     "ClusterServingRuntime",
     "InferenceService",
     "ServingRuntime",
 )
-CLUSTER_SCOPED_KINDS = frozenset({"ClusterBaseModel", "ClusterServingRuntime"})
+CLUSTER_SCOPED_KINDS = frozenset({"AcceleratorClass", "ClusterBaseModel", "ClusterServingRuntime"})
 DOCUMENT_TYPES: dict[str, type] = {
+    "AcceleratorClass": AcceleratorClass,
     "BaseModel": Model,
     "ClusterBaseModel": Model,
     "ClusterServingRuntime": Runtime,
@@ -37,7 +40,7 @@ DEFAULT_MAX_RUNTIMES = 10_000  # per cluster
 DEFAULT_MAX_CLUSTERS = 100  # per service
 
 ObjectKey = tuple[str, str, str]  # (kind, namespace or "", name)
-Document = Runtime | Model | InferenceService
+Document = Runtime | Model | InferenceService | AcceleratorClass
 
 
 class StoreError(Exception):
@@ -92,6 +95,9 @@ class ClusterSettings:
     ome_version: str = DEFAULT_OME_VERSION
     model_cache_provider: str | None = None
     description: str | None = None
+    # rules §20.8: whether the stored AcceleratorClasses are all the cluster has (None: when
+    # at least one is stored).
+    accelerator_classes_known: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
@@ -181,6 +187,7 @@ class CatalogDocuments:
     runtimes: tuple[Runtime, ...]
     models: tuple[Model, ...]
     inference_services: tuple[InferenceService, ...]
+    classes: tuple[AcceleratorClass, ...] = ()
 
     def view(self) -> CatalogView:
         """The documents as the rules take them, with the cluster's settings."""
@@ -191,12 +198,14 @@ class CatalogDocuments:
             self.inference_services,
             settings.ome_version,
             settings.model_cache_provider,
+            self.classes,
+            settings.accelerator_classes_known,
         )
 
     @classmethod
     def of(cls, info: ClusterInfo, documents: Iterable[Document]) -> CatalogDocuments:
         view = CatalogView.of(documents)
-        return cls(info, view.runtimes, view.models, view.services)
+        return cls(info, view.runtimes, view.models, view.services, view.classes)
 
 
 def counts_of(keys: Iterable[ObjectKey]) -> dict[str, int]:

@@ -25,7 +25,14 @@ from app.selection.documents import (
     PipelineComponent,
     Runtime,
 )
-from app.selection.placement import AcceleratorRequest
+from app.selection.placement import (
+    AcceleratorClass,
+    AcceleratorRequest,
+    ClassResource,
+    Cost,
+    Performance,
+    parse_quantity,
+)
 from app.store import codec
 from app.store.codec import DecoderSource
 from bench.manifests import rank_request_body
@@ -160,7 +167,7 @@ def test_only_documents_are_stored():
         "not json",
         "{}",
         "[]",
-        '[4,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null]',  # version
+        '[5,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null]',  # version
         '[2,"X"]',
         '[2,"R","ClusterServingRuntime"]',  # too few fields
         '[2,"R","ClusterServingRuntime","r",null,null,[],null,null,null,null,[],null,0]',
@@ -178,10 +185,38 @@ def test_a_stored_document_says_its_version():
     assert value[:2] == [codec.CODEC_VERSION, "I"]
 
 
-# The stored layout of CODEC_VERSION 3. A change to app.selection.documents changes
+# The stored layout of CODEC_VERSION 4. A change to app.selection.documents changes
 # codec.layout(): bump CODEC_VERSION and put the new layout here (stored catalogs are then
 # unreadable, 503, until they are written again).
-LAYOUT_V3 = {
+LAYOUT_V4 = {
+    "AcceleratorClass": [
+        "name: str",
+        "vendor: str",
+        "family: str",
+        "memory_gb: Quantity | None",
+        "compute_capability: str",
+        "memory_bandwidth_gbps: Quantity | None",
+        "features: tuple[str, ...]",
+        "performance: Performance | None",
+        "cost: Cost | None",
+        "node_selector: Mapping[str, str] | None",
+        "affinity: Mapping[str, Any] | None",
+        "resources: tuple[ClassResource, ...]",
+    ],
+    "ClassResource": ["name: str", "quantity: str"],
+    "Cost": [
+        "spot_per_hour: Quantity | None",
+        "per_hour: Quantity | None",
+        "per_million_tokens: Quantity | None",
+        "tier: str",
+    ],
+    "Performance": [
+        "fp32_tflops: int | None",
+        "fp16_tflops: int | None",
+        "int8_tops: int | None",
+        "int4_tops: int | None",
+    ],
+    "Quantity": ["raw: str", "nanos: int"],
     "AcceleratorRequest": [
         "selector: Selector | None",
         "engine: ComponentRequest | None",
@@ -274,8 +309,29 @@ LAYOUT_V3 = {
 
 
 def test_the_layout_is_that_of_the_version():
-    assert codec.CODEC_VERSION == 3
-    assert codec.layout() == LAYOUT_V3
+    assert codec.CODEC_VERSION == 4
+    assert codec.layout() == LAYOUT_V4
+
+
+def test_an_accelerator_class_round_trips_exactly():
+    accelerator = AcceleratorClass(
+        "nvidia-h100",
+        vendor="nvidia",
+        family="hopper",
+        memory_gb=parse_quantity("80Gi"),
+        compute_capability="9.0",
+        memory_bandwidth_gbps=parse_quantity("3350"),
+        features=("fp8", "nvlink"),
+        performance=Performance(fp16_tflops=989, int8_tops=1979),
+        cost=Cost(spot_per_hour=parse_quantity("1.5"), tier="high"),
+        node_selector={"nvidia.com/gpu.product": "H100"},
+        affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {}}},
+        resources=(ClassResource("nvidia.com/gpu", "1"),),
+    )
+    text = codec.dumps(accelerator)
+    assert json.loads(text)[:3] == [codec.CODEC_VERSION, "A", "nvidia-h100"]
+    assert codec.loads(text) == accelerator
+    assert codec.loads(codec.dumps(AcceleratorClass("bare"))) == AcceleratorClass("bare")
 
 
 def test_a_version_1_value_reads_without_what_version_2_appended():
@@ -311,6 +367,14 @@ def test_a_version_2_value_reads_without_what_version_3_appended():
     isvc_v2 = [2, *codec.encode(isvc)[1:-1]]
     assert codec.decode(isvc_v2) == dataclasses.replace(isvc, accelerators=None)
     assert codec.decode([3, *codec.encode(runtime)[1:]]) == runtime
+
+
+def test_a_version_3_value_reads_as_it_was_written():
+    entry = Entry("e", EntryRef("safetensors"), auto_select=True)
+    runtime = Runtime("ClusterServingRuntime", "rt", None, entries=(entry,))
+    model = Model("BaseModel", "m", "demo", ModelRef("safetensors"))
+    for document in (runtime, InferenceService("s", "demo"), model):
+        assert codec.decode([3, *codec.encode(document)[1:]]) == document
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 pods get, as pure functions over plain values, beside the selection rules."""
 
 from .classes import (
+    ACCELERATOR_CLASS,
     AcceleratorClass,
     ClassResource,
     Cost,
@@ -32,6 +33,7 @@ from .wiring import (
 )
 
 __all__ = [
+    "ACCELERATOR_CLASS",
     "AcceleratorClass",
     "AcceleratorRequest",
     "ClassLoss",

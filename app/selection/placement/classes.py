@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..documents import RepeatedObject
 from .quantities import Quantity, QuantityError, parse_quantity
@@ -58,7 +58,12 @@ class ClassResource:
 
 @dataclass(frozen=True, slots=True)
 class AcceleratorClass:
-    """The fields of rules §20.1. Strings OME reads as Go strings are "" when absent."""
+    """The fields of rules §20.1. Strings OME reads as Go strings are "" when absent.
+    ``kind`` and ``namespace`` (always None: a cluster-scoped kind) let a catalog key a class as
+    it keys every other object."""
+
+    kind: ClassVar[str] = ACCELERATOR_CLASS
+    namespace: ClassVar[None] = None
 
     name: str
     vendor: str = ""
