@@ -45,6 +45,7 @@ from app.selection.catalog import (
     find_model,
     model_not_found,
     overlaid,
+    planned_placements,
     planned_rankings,
     selections,
 )
@@ -295,7 +296,10 @@ def cluster_selections(cluster: str) -> Response:
 
     def compute(documents: CatalogDocuments) -> Answer:
         view = documents.view()
-        check_rankings((planned_rankings(view, namespace=namespace), len(view.runtimes)))
+        check_rankings(
+            (planned_rankings(view, namespace=namespace), len(view.runtimes)),
+            placements=planned_placements(view, namespace=namespace),
+        )
         rows = selections(view, namespace=namespace)
         extra = {"cluster": cluster, "generation": documents.info.generation}
         return selections_answer(rows, output, extra)

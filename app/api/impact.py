@@ -31,13 +31,19 @@ from app.http.limits import (
     check_rankings,
     objects_within_bounds,
 )
-from app.http.query import model_cache_provider, ome_version
+from app.http.query import read_with_query
 from app.http.respond import respond, wanted_output
 from app.reading.objects import objects_in
 from app.rendering.answers import rendered
 from app.rendering.impact import changes, impact_text, message_bytes
 from app.schemas.answers import ImpactRequestSchema, ImpactSchema
-from app.selection.catalog import CLUSTER_SCOPED_KINDS, CatalogView, ObjectKey, planned_rankings
+from app.selection.catalog import (
+    CLUSTER_SCOPED_KINDS,
+    CatalogView,
+    ObjectKey,
+    planned_placements,
+    planned_rankings,
+)
 from app.selection.catalog import selections as selections_of
 from app.store import ClusterInfo
 
@@ -65,7 +71,10 @@ def _deleted() -> frozenset[ObjectKey]:
 
 def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = None):
     """Both sides' selections, refused up front when together they are over the bound."""
-    check_rankings(*((planned_rankings(side), len(side.runtimes)) for side in (before, after)))
+    check_rankings(
+        *((planned_rankings(side), len(side.runtimes)) for side in (before, after)),
+        placements=planned_placements(before) + planned_placements(after),
+    )
     compared, found = changes(selections_of(before), selections_of(after))
     check_answer(len(found), message_bytes(found))
     body = {"checked": compared, "count": len(found), "changes": found}
@@ -80,8 +89,8 @@ def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = 
     "predict",
     "The stored InferenceServices that applying the manifests would move",
     description="`checked` InferenceServices, `count` and `changes`: every InferenceService "
-    "whose `/v1/select` answer the change moves (status or body); nothing stored. `text/plain`: "
-    "`NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
+    "whose `/v1/select` answer the change moves (status, body or `placement`); nothing stored. "
+    "`text/plain`: `NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
     parameters=(
         parameter(
             "delete",
@@ -106,9 +115,7 @@ def impact_cluster(cluster: str) -> Response:
     stream = objects_within_bounds()
     stream.refuse_invalid()
     deadline.check()
-    stored = documents.view().with_settings(
-        ome_version(settings.ome_version), model_cache_provider(settings.model_cache_provider)
-    )
+    stored = read_with_query(documents.view(), settings)
     changed = stored.laid_over(stream.documents(), deleted)
     return _answer(stored, changed, documents.info)
 
@@ -119,8 +126,8 @@ def impact_cluster(cluster: str) -> Response:
     "predict",
     "The InferenceServices a change from `current` to `proposed` moves",
     description="`checked` InferenceServices, `count` and `changes`: every InferenceService "
-    "whose `/v1/select` answer the change moves (status or body); nothing stored. `text/plain`: "
-    "`NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
+    "whose `/v1/select` answer the change moves (status, body or `placement`); nothing stored. "
+    "`text/plain`: `NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
     parameters=SETTINGS_PARAMETERS,
     body=body("The manifests of both sides.", ImpactRequestSchema),
     answers={200: answer("The changes.", ImpactSchema, NEGOTIATED, headers=("Vary",))},
@@ -142,13 +149,5 @@ def impact() -> Response:
         check_body_runtimes(stream)
         sides.append(stream)
     deadline.check()
-    version, provider = ome_version(), model_cache_provider()
-    before, after = (
-        CatalogView.of(
-            stream.documents(),
-            ome_version=version,
-            model_cache_provider=provider,
-        )
-        for stream in sides
-    )
+    before, after = (read_with_query(CatalogView.of(stream.documents())) for stream in sides)
     return _answer(before, after)

@@ -22,7 +22,7 @@ from app.http.described import (
     described,
 )
 from app.http.limits import check_answer, check_rankings, objects_within_bounds
-from app.http.query import model_cache_provider, ome_version
+from app.http.query import read_with_query
 from app.http.respond import respond, wanted_output
 from app.reading.objects import ObjectStream
 from app.rendering.answers import rendered
@@ -104,11 +104,7 @@ def lint() -> Response:
     """What applying the body's objects to a cluster that holds exactly them would answer."""
     stream = objects_within_bounds(strict=True)
     deadline.check()
-    view = CatalogView.of(
-        stream.documents(),
-        ome_version=ome_version(),
-        model_cache_provider=model_cache_provider(),
-    )
+    view = read_with_query(CatalogView.of(stream.documents()))
     checked = frozenset(stream.manifests)
     return _answer(_lint(view, stream, checked), stream)
 
@@ -135,9 +131,6 @@ def lint_cluster(cluster: str) -> Response:
     settings = documents.info.settings
     stream = objects_within_bounds(strict=True)
     deadline.check()
-    view = documents.view().laid_over(stream.documents())
-    view = view.with_settings(
-        ome_version(settings.ome_version), model_cache_provider(settings.model_cache_provider)
-    )
+    view = read_with_query(documents.view().laid_over(stream.documents()), settings)
     checked = frozenset(stream.manifests)
     return _answer(_lint(view, stream, checked), stream, documents.info)

@@ -17,11 +17,17 @@ from app.http.described import (
     parameter,
 )
 from app.http.limits import check_rankings, objects_within_bounds
-from app.http.query import model_cache_provider, ome_version
+from app.http.query import read_with_query
 from app.http.respond import respond, selections_answer, wanted_output
 from app.rendering.selections import ignored_body
 from app.schemas.answers import SelectionsSchema
-from app.selection.catalog import CatalogView, planned_rankings, selections, unnamed_model_rows
+from app.selection.catalog import (
+    CatalogView,
+    planned_placements,
+    planned_rankings,
+    selections,
+    unnamed_model_rows,
+)
 
 bp = Blueprint("selections", __name__)
 bp.before_request(stateless_access)
@@ -45,13 +51,12 @@ def selections_of_stream() -> Response:
     stream = objects_within_bounds()
     stream.refuse_invalid()
     deadline.check()
-    view = CatalogView.of(
-        stream.documents(),
-        ome_version=ome_version(),
-        model_cache_provider=model_cache_provider(),
-    )
+    view = read_with_query(CatalogView.of(stream.documents()))
     namespace = request.args.get("namespace") or None
-    check_rankings((planned_rankings(view, namespace=namespace, unnamed=True), len(view.runtimes)))
+    check_rankings(
+        (planned_rankings(view, namespace=namespace, unnamed=True), len(view.runtimes)),
+        placements=planned_placements(view, namespace=namespace),
+    )
     rows = selections(view, namespace=namespace)
     rows += [
         row for row in unnamed_model_rows(view) if namespace is None or row.namespace == namespace

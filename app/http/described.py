@@ -135,5 +135,5 @@ STREAM_ERRORS = (
     "InvalidDocument",
     "LimitExceeded",
 )
-SETTINGS_PARAMETERS = ("OmeVersion", "ModelCacheProvider")
+SETTINGS_PARAMETERS = ("OmeVersion", "ModelCacheProvider", "AcceleratorClassesKnown")
 NOT_MODIFIED = answer("Not modified: the ETag is still the one sent.", media=(), headers=("ETag",))

@@ -44,16 +44,20 @@ def check_runtimes(runtimes: int) -> None:
         raise limit_exceeded(MAX_RUNTIMES, runtimes, "runtimes in one ranking")
 
 
-def check_rankings(*sides: tuple[int, int]) -> None:
+def check_rankings(*sides: tuple[int, int], placements: int = 0) -> None:
     """``(rankings, runtimes)`` for each set of rankings a request computes: ``rankings``
-    distinct questions, each ranking ``runtimes`` runtimes (impact computes two such sets)."""
+    distinct questions, each ranking ``runtimes`` runtimes (impact computes two such sets);
+    ``placements``, the accelerator-class checks their placements may add (rules §20), counted
+    as runtime checks are: each costs about as much."""
     for _rankings, runtimes in sides:
         check_runtimes(runtimes)
-    work = sum(rankings * runtimes for rankings, runtimes in sides)
+    work = sum(rankings * runtimes for rankings, runtimes in sides) + placements
     if work > current_app.config[MAX_RUNTIME_CHECKS[0]]:
         detail = " + ".join(
             f"{rankings} questions × {runtimes} runtimes" for rankings, runtimes in sides
         )
+        if placements:
+            detail += f" + {placements} accelerator class checks"
         raise limit_exceeded(MAX_RUNTIME_CHECKS, work, f"runtime checks ({detail})")
 
 

@@ -3,12 +3,16 @@ view runs, and the headers every answer carries (rules §17 "Headers")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flask import Flask, Response, request
 
 from app import errors
 from app.schemas.names import label_problem
-from app.schemas.requests import version_problem
+from app.schemas.requests import classes_known_setting, version_problem
+from app.selection.catalog import CatalogView
 from app.selection.documents import DEFAULT_OME_VERSION
+from app.store import ClusterSettings
 
 
 def _check_namespace() -> None:
@@ -31,6 +35,20 @@ def ome_version(default: str = DEFAULT_OME_VERSION) -> str:
 def model_cache_provider(default: str | None = None) -> str | None:
     """``?modelCacheProvider=``, or ``default`` (a cluster's setting)."""
     return request.args.get("modelCacheProvider") or default
+
+
+def read_with_query(view: CatalogView, settings: ClusterSettings | None = None) -> CatalogView:
+    """``view`` read with the query's ``omeVersion``, ``modelCacheProvider`` and
+    ``acceleratorClassesKnown`` (rules §20.8), each defaulting to the cluster's setting (or, for
+    a stream, the service's default)."""
+    settings = settings or ClusterSettings()
+    known = classes_known_setting({}, request.args)
+    return replace(
+        view,
+        ome_version=ome_version(settings.ome_version),
+        model_cache_provider=model_cache_provider(settings.model_cache_provider),
+        classes_known=settings.accelerator_classes_known if known is None else known,
+    )
 
 
 CATALOG_PATHS = "/v1/clusters"

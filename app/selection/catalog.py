@@ -14,6 +14,7 @@ from .documents import DEFAULT_OME_VERSION, InferenceService, Model, RankRequest
 from .placement import (
     ACCELERATOR_CLASS,
     AcceleratorClass,
+    AcceleratorRequest,
     ClassView,
     Placement,
     RuntimeRead,
@@ -132,9 +133,6 @@ class CatalogView:
             model_cache_provider=self.model_cache_provider,
             classes_known=self.classes_known,
         )
-
-    def with_settings(self, ome_version: str, model_cache_provider: str | None) -> CatalogView:
-        return replace(self, ome_version=ome_version, model_cache_provider=model_cache_provider)
 
     def rank_request(
         self, model: Model, isvc: InferenceService | None = None, namespace: str | None = None
@@ -257,6 +255,10 @@ class _Placer:
             classes_known(view.classes_known, len(view.classes)),
         )
 
+        # InferenceServices that ask one question with equal accelerator fields (the common
+        # case: many services of one spec) get one placement.
+        self._placed: dict[tuple[Question, AcceleratorRequest], Placement | None] = {}
+
     def read(self, request: RankRequest, ranking: Ranking) -> RuntimeRead | None:
         return read_selected_runtime(request, ranking)
 
@@ -275,6 +277,14 @@ class _Placer:
             view.model_cache_provider,
             runtime_extras,
         )
+
+    def place_service(
+        self, question: Question, model: Model, read: RuntimeRead | None, isvc: InferenceService
+    ) -> Placement | None:
+        key = (question, accelerator_request(isvc))
+        if key not in self._placed:
+            self._placed[key] = self.place(model, read, isvc)
+        return self._placed[key]
 
 
 def _resolved(
@@ -315,6 +325,27 @@ def planned_rankings(
     return len(questions) + (len(_unnamed(lookup, services)) if unnamed else 0)
 
 
+def planned_placements(view: CatalogView, *, namespace: str | None = None) -> int:
+    """How many class checks the placements of ``selections`` may make, at most: per distinct
+    question and accelerator fields, each component the InferenceService sets times the longest
+    class list a runtime has (which runtime is selected is not known before ranking). Linear,
+    so that a catalog whose placements would cost too much is refused before they start."""
+    longest = max((len(runtime.accelerator_classes or ()) for runtime in view.runtimes), default=0)
+    if longest == 0:
+        return 0
+    lookup = ModelLookup(view.models)
+    distinct = set()
+    for isvc in checked(view.services):
+        found = _resolved(lookup, isvc, namespace)
+        if isinstance(found, tuple):
+            service, model, _ = found
+            distinct.add((question_of(model, service), accelerator_request(service)))
+    components = sum(
+        (request.engine is not None) + (request.decoder is not None) for _, request in distinct
+    )
+    return components * longest
+
+
 def selections(view: CatalogView, *, namespace: str | None = None) -> list[SelectionRow]:
     """Every InferenceService (of ``namespace`` when given) with its outcome, by namespace and
     name. Rankings are computed once per distinct question, not once per InferenceService."""
@@ -337,7 +368,7 @@ def selections(view: CatalogView, *, namespace: str | None = None) -> list[Selec
             ranking = rank_runtimes(request)
             known = rankings[question] = (ranking, placer.read(request, ranking))
         ranking, read = known
-        placement = placer.place(model, read, isvc)
+        placement = placer.place_service(question, model, read, isvc)
         rows.append(ranked_row(isvc_namespace, isvc.name, model.name, ranking, placement))
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.name)))
     return rows
@@ -380,6 +411,7 @@ __all__ = [
     "model_not_found",
     "object_key",
     "overlaid",
+    "planned_placements",
     "planned_rankings",
     "question_of",
     "selections",

@@ -246,3 +246,53 @@ def test_a_class_write_is_a_new_generation_and_a_fresh_answer(seeded):
     assert after.headers["ETag"] != before.headers["ETag"]
     # BestFit, minMemory 80: 141Gi now fits closer than 160Gi.
     assert after.get_json()["placement"]["engine"]["acceleratorClass"] == "nvidia-h200"
+
+
+def services(count: int, distinct: bool) -> list[dict]:
+    found = []
+    for i in range(count):
+        service = isvc(
+            acceleratorSelector={
+                "policy": "BestFit",
+                "constraints": {"minMemory": 80 + (i if distinct else 0)},
+            }
+        )
+        service["metadata"]["name"] = f"llama-{i}"
+        found.append(service)
+    return found
+
+
+def test_placement_work_over_the_bound_is_refused_before_it_starts(make_app):
+    client = make_app(MAX_RUNTIME_CHECKS=5_000).test_client()
+    listed = copy.deepcopy(RUNTIME)
+    names = [f"class-{i}" for i in range(100)]
+    listed["spec"]["acceleratorRequirements"]["acceleratorClasses"] = names
+    classes = [{**copy.deepcopy(H100), "metadata": {"name": name}} for name in names]
+    # 60 InferenceServices, each with its own constraints: 60 × 100 class checks.
+    body = stream(MODEL, listed, *classes, *services(60, distinct=True))
+    refused = client.post("/v1/selections", data=body, headers=YAML)
+    assert refused.status_code == 422, refused.get_data(as_text=True)
+    error = refused.get_json()["error"]
+    assert error["code"] == "LimitExceeded"
+    assert "6000 accelerator class checks" in error["message"]
+    # The same services with one spec share one placement, and are counted once.
+    shared = stream(MODEL, listed, *classes, *services(60, distinct=False))
+    answered = client.post("/v1/selections", data=shared, headers=YAML)
+    assert answered.status_code == 200, answered.get_data(as_text=True)
+    rows = answered.get_json()["selections"]
+    assert len({row["engineAcceleratorClass"] for row in rows if row["name"]}) == 1
+
+
+def test_stream_answers_take_accelerator_classes_known_from_the_query(client):
+    body = stream(MODEL, RUNTIME, best_fit(), *CLASSES)
+    rows = client.post("/v1/selections", data=body, headers=YAML).get_json()["selections"]
+    assert rows[0]["engineAcceleratorClass"] == "nvidia-h100"
+    unknown = client.post("/v1/selections?acceleratorClassesKnown=false", data=body, headers=YAML)
+    assert unknown.get_json()["selections"][0]["engineAcceleratorClass"] is None
+    bad = client.post("/v1/selections?acceleratorClassesKnown=yes", data=body, headers=YAML)
+    assert bad.status_code == 400
+    listed = copy.deepcopy(RUNTIME)
+    listed["spec"]["acceleratorRequirements"]["acceleratorClasses"] = ["nvidia-b200"]
+    known = client.post("/v1/lint?acceleratorClassesKnown=true", data=stream(listed), headers=YAML)
+    codes = [finding["code"] for finding in known.get_json()["findings"]]
+    assert "UnknownAcceleratorClass" in codes
