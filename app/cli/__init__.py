@@ -22,7 +22,8 @@ def cli() -> None:
     """Which serving runtime will the OME operator pick for this model, and why?
 
     Exit codes: 0 selected / admitted / unchanged, 1 not (no runtime, refused, changed),
-    2 bad input or usage, 3 service unreachable or unusable.
+    2 bad input or usage, 3 service unreachable or unusable, 4 the runtime is right but
+    --expect-class pins an accelerator class OME does not give for certain.
     """
 
 

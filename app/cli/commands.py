@@ -24,6 +24,7 @@ from .options import (
 )
 from .output import NOT_SELECTED, Failure
 from .picking import choose
+from .placement import check_pins, expect_class_option, placement_lines
 from .transport import Reply
 
 # OME's answers that no runtime will serve the model (rules §7, §15, §17): exit 1, not 2.
@@ -58,6 +59,7 @@ question_options = [
         metavar="RUNTIME",
         help="Exit 1 unless OME selects this runtime.",
     ),
+    expect_class_option,
 ]
 
 
@@ -139,7 +141,8 @@ def rank(**options: Any) -> None:
     """Rank the runtimes for one model, as OME does.
 
     Every candidate runtime in OME's order with the reason for each it passes over (POST
-    /v1/rank; the table is `kubectl ome runtime explain`'s), and OME's message on stderr.
+    /v1/rank; the table is `kubectl ome runtime explain`'s), the AcceleratorClass each
+    component gets, and OME's message on stderr.
     """
     with open_api(*connection(options)) as api:
         call = build_call("rank", api, options)
@@ -150,8 +153,9 @@ def rank(**options: Any) -> None:
         api.show(call, reply, options["output"])
     if options["output"] == "table":
         _summary(answer)
+        _placement(answer)
         _notes(answer)
-    _selected_or_exit(answer, options["expect"])
+    _selected_or_exit(answer, options)
 
 
 def _summary(answer: dict) -> None:
@@ -166,7 +170,8 @@ def _summary(answer: dict) -> None:
 def select(**options: Any) -> None:
     """The runtime OME selects for one model.
 
-    Only the runtime OME would use, or OME's refusal (POST /v1/select).
+    Only the runtime OME would use, or OME's refusal (POST /v1/select), then the
+    AcceleratorClass each component of the InferenceService gets, and why.
     """
     with open_api(*connection(options)) as api:
         call = build_call("select", api, options)
@@ -190,11 +195,12 @@ def select(**options: Any) -> None:
                 ],
             )
         )
+        _placement(answer)
         for warning in answer["warnings"]:
             output.warn(warning)
     else:
         echo_answer(reply, options["output"])
-    _selected_or_exit(answer, options["expect"])
+    _selected_or_exit(answer, options)
 
 
 def _notes(answer: dict) -> None:
@@ -206,9 +212,19 @@ def _notes(answer: dict) -> None:
         output.warn(warning)
 
 
-def _selected_or_exit(answer: dict, expected: str | None) -> None:
+def _placement(answer: dict) -> None:
+    """After the table, a blank line and the class each component gets (rules §20.8)."""
+    lines = placement_lines(answer.get("placement"))
+    if lines:
+        output.echo_lines(["", *lines])
+
+
+def _selected_or_exit(answer: dict, options: dict[str, Any]) -> None:
+    """The runtime first (exit 1), then the classes pinned (exit 4)."""
     selected = answer.get("selected")
+    expected = options["expect"]
     if selected is None:
         raise Failure.of_lines([answer.get("message") or "no runtime selected"], NOT_SELECTED)
     if expected is not None and selected["name"] != expected:
         raise Failure.of_lines([f"OME selects {selected['name']}, not {expected}"], NOT_SELECTED)
+    check_pins(answer, options["expect_class"])

@@ -12,8 +12,9 @@ import click
 
 from app.rendering.encode import printable, text_table, to_yaml
 
-# Exit codes (README "Command line").
-NOT_SELECTED, BAD_INPUT, UNAVAILABLE = 1, 2, 3
+# Exit codes (docs/cli.md "Exit codes"): 4 when the runtime is right but a component's class is
+# not the one --expect-class pins.
+NOT_SELECTED, BAD_INPUT, UNAVAILABLE, OTHER_CLASS = 1, 2, 3, 4
 MIN_CELL_WIDTH = 20  # a wrapped cell never gets narrower than this, whatever the terminal
 CONTINUATION = "    "
 

@@ -14,6 +14,7 @@ from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runt
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "tests" / "fixtures" / "seed_example.yaml"
+ACCELERATORS = ROOT / "tests" / "fixtures" / "select_accelerators.yaml"  # rules §20.9
 
 
 # A developer's own settings must not send the tests' commands to their service.

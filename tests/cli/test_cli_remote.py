@@ -16,8 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import yaml
 
+from app.cli.placement import placement_lines
 from tests.builders import entry, isvc_doc, runtime_doc, serving_runtime, token_file
-from tests.cli.support import SEED, invoke, line_of, write_yaml
+from tests.cli.support import ACCELERATORS, SEED, invoke, line_of, write_yaml
 from tests.servers import Service, free_port
 
 pytestmark = pytest.mark.gunicorn  # a real server per module or test
@@ -85,6 +86,35 @@ def test_remote_on_a_tree_and_on_refusals(service, tree, tmp_path):
     assert remote.exit_code == local.exit_code == 2
     assert remote.stderr == local.stderr
     assert f"{broken}:{line_of(broken, 'name: vllm-llama') - 3}: runtimes[" in remote.stderr
+
+
+def test_remote_placement_is_the_in_process_one(service):
+    for args in (
+        ("select", "-f", str(ACCELERATORS)),
+        ("select", "-f", str(ACCELERATORS), "--expect-class", "nvidia-h200"),
+        ("rank", "-f", str(ACCELERATORS), "--expect-class", "decoder=nvidia-h100"),
+    ):
+        local, remote = both(service, *args)
+        assert (remote.stdout_bytes, remote.stderr) == (local.stdout_bytes, local.stderr), args
+        assert remote.exit_code == local.exit_code, args
+    assert "engine: nvidia-h100 (from spec.acceleratorSelector.policy" in remote.stdout
+
+
+def test_a_catalogs_placement_is_printed_as_it_answers(service):
+    """Asked by name, a stored catalog's answer carries placement too, and the pin reads it."""
+    server = ("--server", url(service))
+    pushed = invoke("push", "gpus", "-f", str(ACCELERATORS), "--create", *server)
+    assert pushed.exit_code == 0, pushed.stderr
+    question = ("--cluster", "gpus", "--inference-service", "llama-demo/llama-3-3-70b", *server)
+    answer = json.loads(invoke("select", *question, "-o", "json").stdout)
+    lines = placement_lines(answer["placement"])
+    assert lines[0].startswith("engine: ")
+    shown = invoke("select", *question)
+    assert shown.stdout.split("\n\n", 1)[1].splitlines() == lines
+    engine = answer["placement"]["engine"]
+    certain = engine["known"] and engine["acceleratorClass"] == "nvidia-h100"
+    pinned = invoke("select", *question, "--expect-class", "nvidia-h100")
+    assert pinned.exit_code == (0 if certain else 4), pinned.stderr
 
 
 def test_push_creates_the_cluster_then_asks_by_name(service, tmp_path):
@@ -277,6 +307,25 @@ def test_5xx_and_redirects_exit_3(answering):
         f"error: {moved} answered 308, a redirect to https://elsewhere.example/v1/select: "
         "give that URL as --server\n"
     )
+
+
+def test_an_answer_without_placement_cannot_be_pinned(answering):
+    """A service from before rules §20 answers no placement: the pin cannot be checked (exit 3),
+    and without a pin nothing is missed."""
+    answer = {
+        "selected": {"name": "rt", "scope": "Cluster", "score": 1, "explicit": False},
+        "message": "Runtime rt will be auto-selected for model m",
+        "warnings": [],
+    }
+    older = answering(200, json.dumps(answer).encode(), **{"Content-Type": "application/json"})
+    result = invoke("select", "-f", str(SEED), "--server", older, "--expect-class", "nvidia-h100")
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "error: the service's answer has no placement (a version before rules §20); "
+        "--expect-class cannot be checked\n"
+    )
+    plain = invoke("select", "-f", str(SEED), "--server", older)
+    assert (plain.exit_code, len(plain.stdout.splitlines())) == (0, 2)
 
 
 def test_bad_server_urls_and_ca_files_are_usage_errors(tmp_path):

@@ -15,6 +15,7 @@ EXTERNAL = ("http://", "https://", "mailto:")
 COPIES = {
     "examples/seed.yaml": "tests/fixtures/seed_example.yaml",
     "examples/cluster.yaml": "tests/fixtures/kubectl_get_seed_cluster.yaml",
+    "examples/accelerators.yaml": "tests/fixtures/select_accelerators.yaml",
 }
 
 

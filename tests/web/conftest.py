@@ -43,6 +43,15 @@ return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map((row) =>
     return [cell.dataset.col, copy.textContent.replace(/\\s+/g, ' ').trim()];
   })));
 """
+# The same, but a cell of list items reads as the list of their texts.
+READ_TABLE_ITEMS = """
+const text = (node) => node.textContent.replace(/\\s+/g, ' ').trim();
+return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map((row) =>
+  Object.fromEntries([...row.querySelectorAll('[data-col]')].map((cell) => {
+    const items = [...cell.querySelectorAll('li')];
+    return [cell.dataset.col, items.length ? items.map(text) : text(cell)];
+  })));
+"""
 # Sets a text control's value as typing would (an input event), much faster than send_keys.
 FILL = """
 const [element, text] = arguments;
@@ -170,6 +179,10 @@ class Page:
 
     def table(self, css: str) -> list[dict[str, str]]:
         return self.driver.execute_script(READ_TABLE, css)
+
+    def table_items(self, css: str) -> list[dict[str, Any]]:
+        """``table``, with a cell of list items read as the list of their texts."""
+        return self.driver.execute_script(READ_TABLE_ITEMS, css)
 
     def fill(self, css: str, text: str) -> None:
         self.driver.execute_script(FILL, self.find(css), text)

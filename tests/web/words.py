@@ -154,3 +154,69 @@ def runtime_entries(runtimes: list[dict], namespace: str) -> dict[str, list]:
             "supportedModelFormats"
         )
     return found
+
+
+def score_text(value: float | None) -> str:
+    """A placement score as the answer's reasons write one: Python's repr of the double."""
+    return "-" if value is None else repr(float(value))
+
+
+def class_text(component: dict) -> str:
+    name = component["acceleratorClass"]
+    if name is None:
+        return "none" if component["known"] else "unknown"
+    return name if component["known"] else f"{name} (unverified)"
+
+
+def placement_error_text(error: dict | None) -> str:
+    if error is None:
+        return "-"
+    text = f"{error['code']}: {error['message']}"
+    if "ifFixed" in error:
+        text += f"; OME with the fix picks {error['ifFixed'] or 'unknown'}"
+    return text
+
+
+def _items(texts: list[str]) -> list[str] | str:
+    """A cell of list items reads as its items; an empty one as ``-``."""
+    return texts or "-"
+
+
+def placement_rows(placement: dict) -> list[dict[str, Any]]:
+    """The page's placement table as the API's JSON answer says it must read, a row per
+    component the answer has, list cells as their items."""
+    rows = []
+    for name in ("engine", "decoder"):
+        component = placement[name]
+        if component is None:
+            continue
+        config = component["acceleratorConfig"]
+        selector = component["nodeSelector"] or {}
+        resources = component["resources"] or {}
+        rows.append(
+            {
+                "component": name,
+                "class": class_text(component),
+                "from": cell(component["from"]),
+                "policy": cell(component["policy"]),
+                "score": score_text(component["score"]),
+                "known": cell(component["known"]),
+                "reason": cell(component["reason"]),
+                "error": placement_error_text(component["error"]),
+                "others": _items(
+                    [f"{other['name']}: {cell(other['reason'])}" for other in component["others"]]
+                ),
+                "config": "-"
+                if config is None
+                else json.dumps(config, ensure_ascii=False, separators=(",", ":")),
+                "node-selector": _items([f"{key}={value}" for key, value in selector.items()]),
+                "resources": _items(
+                    [
+                        f"{kind}: {', '.join(f'{k}={v}' for k, v in resources[kind].items())}"
+                        for kind in ("limits", "requests")
+                        if resources.get(kind)
+                    ]
+                ),
+            }
+        )
+    return rows

@@ -11,9 +11,15 @@ import htm from "./vendor/htm-3.1.1.module.js";
 import { call, clusterPath, fetchText, getToken, setToken, withQuery } from "./api.js";
 import {
   cell,
+  classText,
   decidedByText,
+  eventText,
+  pairsText,
+  placementErrorText,
   qualifiedName,
+  resourcesText,
   scopeWhere,
+  scoreText,
   sizeText,
   toWinText,
   wayOutText,
@@ -209,6 +215,138 @@ function isSelected(row, selected) {
   return selected !== null && row.name === selected.name && row.scope === selected.scope;
 }
 
+// --- placement (rules §20.8): the entry and the AcceleratorClass of each component -------------
+
+const COMPONENTS = ["engine", "decoder"];
+
+const PLACEMENT_COLUMNS = [
+  ["component", "COMPONENT"],
+  ["class", "CLASS"],
+  ["reason", "REASON"],
+  ["error", "ERROR"],
+  ["from", "FROM"],
+  ["policy", "POLICY"],
+  ["score", "SCORE"],
+  ["known", "KNOWN"],
+  ["others", "OTHERS"],
+  ["config", "ACCELERATOR CONFIG"],
+  ["node-selector", "NODE SELECTOR"],
+  ["resources", "RESOURCES"],
+];
+
+// Strings as list items, or `-` for none: what the pods get, one line each.
+function Items({ items }) {
+  if (!items || items.length === 0) {
+    return "-";
+  }
+  return html`<ul class="items">
+    ${items.map((item) => html`<li>${item}</li>`)}
+  </ul>`;
+}
+
+// A field path that may break after its dots only (`spec.acceleratorSelector.` / `policy`).
+function Dotted({ text }) {
+  return text.split(/(?<=\.)/).map((part, index) => (index ? [html`<wbr />`, part] : part));
+}
+
+function PlacementEntry({ entry }) {
+  if (!entry) {
+    return html`<div><dt>Entry</dt><dd id="placement-entry">none</dd></div>`;
+  }
+  return html`
+    <div><dt>Entry</dt><dd id="placement-entry">supportedModelFormats[${entry.index}]</dd></div>
+    <div><dt>Entry name</dt><dd id="placement-entry-name">${cell(entry.name)}</dd></div>
+    <div><dt>Entry score</dt><dd id="placement-entry-score">${cell(entry.score)}</dd></div>
+    <div>
+      <dt>Entry defined in</dt>
+      <dd id="placement-entry-defined-in">${entry.definedIn || "the selected runtime"}</dd>
+    </div>
+  `;
+}
+
+// Green: a class the pods get for certain; red: an error.
+function classStyle(component) {
+  if (component.error) {
+    return "no";
+  }
+  return component.known && component.acceleratorClass ? "yes" : "";
+}
+
+function ComponentRow({ name, component }) {
+  const config = component.acceleratorConfig;
+  return html`<tr data-component=${name}>
+    <th scope="row" data-col="component">${name}</th>
+    <td data-col="class" class=${classStyle(component)}>${classText(component)}</td>
+    <td data-col="reason" class=${component.reason ? "text" : ""}>${cell(component.reason)}</td>
+    <td data-col="error" class=${component.error ? "text no" : ""}>
+      ${placementErrorText(component.error)}
+    </td>
+    <td data-col="from" class="path"><${Dotted} text=${cell(component.from)} /></td>
+    <td data-col="policy">${cell(component.policy)}</td>
+    <td data-col="score">${scoreText(component.score)}</td>
+    <td data-col="known">${cell(component.known)}</td>
+    <td data-col="others" class=${component.others.length ? "text" : ""}>
+      <${Items} items=${component.others.map((other) => `${other.name}: ${cell(other.reason)}`)} />
+    </td>
+    <td data-col="config" class=${config ? "wrap" : ""}>
+      ${config ? html`<code>${JSON.stringify(config)}</code>` : "-"}
+    </td>
+    <td data-col="node-selector" class="wrap">
+      <${Items} items=${component.nodeSelector && pairsText(component.nodeSelector)} />
+    </td>
+    <td data-col="resources" class="wrap">
+      <${Items} items=${component.resources && resourcesText(component.resources)} />
+    </td>
+  </tr>`;
+}
+
+function Placement({ placement }) {
+  if (!placement) {
+    return null; // nothing selected: OME goes no further (rules §20.8)
+  }
+  const components = COMPONENTS.filter((name) => placement[name]);
+  return html`<section class="placement" id="placement" aria-labelledby="placement-title">
+    <h3 id="placement-title">Placement</h3>
+    <p class="quiet">
+      After the runtime, OME applies one of its supportedModelFormats entries and gives each
+      component at most one AcceleratorClass.
+    </p>
+    <dl class="summary">
+      <${PlacementEntry} entry=${placement.entry} />
+      <div>
+        <dt>OME's event</dt>
+        <dd id="placement-event" class="text">${eventText(placement.event)}</dd>
+      </div>
+    </dl>
+    ${components.length === 0
+      ? html`<p class="empty" id="placement-no-component">
+          No engine and no decoder: without an InferenceService that sets${" "}
+          <code>spec.engine</code> or <code>spec.decoder</code> no class is given.
+        </p>`
+      : html`<${Scroll} label="Placement">
+          <table id="placement-table" class="placement-table">
+            <caption>
+              The AcceleratorClass each component's pods get. FROM: the field that decided.
+              OTHERS: every other listed class and why it lost. NODE SELECTOR and RESOURCES:
+              what the class adds to the pods.
+            </caption>
+            <thead>
+              <tr>
+                ${PLACEMENT_COLUMNS.map(
+                  ([key, title]) => html`<th scope="col" data-col=${key}>${title}</th>`,
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              ${components.map(
+                (name) => html`<${ComponentRow} name=${name} component=${placement[name]} />`,
+              )}
+            </tbody>
+          </table>
+        <//>`}
+  </section>`;
+}
+
 function Ranking({ answer, entries }) {
   const { model, selected } = answer;
   return html`<div class="ranking">
@@ -273,6 +411,7 @@ function Ranking({ answer, entries }) {
     ${answer.summary
       ? html`<p id="ranking-summary" class="text">${answer.summary}</p>`
       : null}
+    <${Placement} placement=${answer.placement} />
     <${Messages} id="warnings" title="Warnings" items=${answer.warnings} />
     <${Messages} id="notes" title="Notes" items=${answer.notes} />
     <${Ignored} items=${answer.ignored} />

@@ -149,3 +149,54 @@ export function scopeWhere(namespace) {
 export function qualifiedName(namespace, name) {
   return namespace ? `${namespace}/${name}` : name;
 }
+
+// A placement score (BestFit, MostCapable) as the answer's reasons write scores: Python's
+// repr of a double (`1.0`, `0.6971631205673758`, `5e-05`; rules §20.10 item 18), where
+// String() would write `1` and `0.00005`.
+export function scoreText(value) {
+  if (value === null || value === undefined) {
+    return "-";
+  }
+  const size = Math.abs(value);
+  if (size >= 1e16 || (size > 0 && size < 1e-4)) {
+    const [digits, exponent] = value.toExponential().split("e");
+    const sign = exponent.startsWith("-") ? "-" : "+";
+    return `${digits}e${sign}${exponent.replace(/^[-+]/, "").padStart(2, "0")}`;
+  }
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
+}
+
+// The class a component's pods get: its name; `none`; `unknown` when it depends on classes the
+// request does not hold; a name kept while classes are unknown is unverified (rules §20.10).
+export function classText(component) {
+  const name = component.acceleratorClass;
+  if (name === null || name === undefined) {
+    return component.known ? "none" : "unknown";
+  }
+  return component.known ? name : `${name} (unverified)`;
+}
+
+// A component's error (AcceleratorClassNotFound, BestFitWithoutConstraints), with the class
+// OME code that fixes the BestFit failure picks.
+export function placementErrorText(error) {
+  if (!error) {
+    return "-";
+  }
+  const text = `${error.code}: ${error.message}`;
+  return "ifFixed" in error ? `${text}; OME with the fix picks ${error.ifFixed || "unknown"}` : text;
+}
+
+export function eventText(event) {
+  return event ? `Warning ${event.reason}: ${event.message}` : "none";
+}
+
+// `{"a": "1"}` as `a=1` items; the resources' limits and requests as `limits: a=1, b=2`.
+export function pairsText(map) {
+  return Object.entries(map).map(([key, value]) => `${key}=${value}`);
+}
+
+export function resourcesText(resources) {
+  return ["limits", "requests"]
+    .filter((kind) => resources[kind] && Object.keys(resources[kind]).length)
+    .map((kind) => `${kind}: ${pairsText(resources[kind]).join(", ")}`);
+}
