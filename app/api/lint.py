@@ -57,10 +57,14 @@ def _lint(view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey]
 
 
 def _classes(stream: ObjectStream) -> frozenset[str] | None:
-    """The AcceleratorClasses the request holds; None (not known) when it holds none (rules
-    §20.8)."""
-    names = frozenset(other.name or "" for other in stream.others if other.kind == CLASS_KIND)
-    return names or None
+    """The names of the AcceleratorClasses the request holds; None (not known) when it holds
+    none (rules §20.8). A class the API server refuses counts under its name, as every object
+    the others are judged against does (``admit``), unless it is its name that is refused: a
+    fix keeps the name, and no fix makes a refused name exist."""
+    if stream.classes:
+        return frozenset(stream.classes)
+    held = any(kind == CLASS_KIND for kind, _, _ in stream.manifests)
+    return frozenset() if held else None
 
 
 def _key(finding: Finding) -> ObjectKey:

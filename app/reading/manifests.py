@@ -132,18 +132,22 @@ def collect(documents: list, what: str = "document", first: int = 1) -> list[tup
 
 
 READ_KINDS = frozenset((*MODEL_KINDS, *RUNTIME_KINDS, ISVC_KIND))
+# Lint reads AcceleratorClass objects too (rules §20.7, §20.8): the API server's refusals and
+# the classes' names.
+LINT_KINDS = READ_KINDS | {ACCELERATOR_CLASS_KIND}
 
 
 def split_objects(
-    objects: list[tuple[str, dict]],
+    objects: list[tuple[str, dict]], kinds: frozenset[str] = READ_KINDS
 ) -> tuple[list[tuple[str, dict]], list[OtherObject]]:
-    """The objects of the five kinds selection reads, in stream order, and the others."""
+    """The objects of ``kinds`` (the five kinds selection reads), in stream order, and the
+    others."""
     _sort_by_kind(objects)  # refuses kinds that are missing or not strings
-    read = [(label, obj) for label, obj in objects if obj["kind"] in READ_KINDS]
+    read = [(label, obj) for label, obj in objects if obj["kind"] in kinds]
     others = [
         OtherObject(obj["kind"], _metadata_text(obj, "name"), _metadata_text(obj, "namespace"))
         for _, obj in objects
-        if obj["kind"] not in READ_KINDS
+        if obj["kind"] not in kinds
     ]
     return read, others
 

@@ -13,6 +13,7 @@ import dataclasses
 
 from app.selection.documents import InferenceService, Model, Runtime
 
+from .accelerators import ACCELERATOR_CLASS_KIND
 from .documents import (
     ISVC_KIND,
     MODEL_KINDS,
@@ -24,7 +25,7 @@ from .fast_runtime import load_runtime
 from .requests import load_document
 from .stored import stored_form
 
-CLUSTER_SCOPED = frozenset({"ClusterServingRuntime", "ClusterBaseModel"})
+CLUSTER_SCOPED = frozenset({"ClusterServingRuntime", "ClusterBaseModel", ACCELERATOR_CLASS_KIND})
 DEFAULT_NAMESPACE = "default"  # where kubectl puts a namespaced object that names none
 
 
