@@ -53,6 +53,7 @@ def _lint(view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey]
         manifests=stream.manifests,
         refused_by_schema={key: _refusals(found) for key, found in stream.refused.items()},
         accelerator_classes=_classes(stream),
+        class_manifests=stream.classes,
     )
 
 

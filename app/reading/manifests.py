@@ -133,7 +133,7 @@ def collect(documents: list, what: str = "document", first: int = 1) -> list[tup
 
 READ_KINDS = frozenset((*MODEL_KINDS, *RUNTIME_KINDS, ISVC_KIND))
 # Lint reads AcceleratorClass objects too (rules §20.7, §20.8): the API server's refusals and
-# the classes' names.
+# the classes' names and memory.
 LINT_KINDS = READ_KINDS | {ACCELERATOR_CLASS_KIND}
 
 
