@@ -53,17 +53,20 @@ def _lint(view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey]
         manifests=stream.manifests,
         refused_by_schema={key: _refusals(found) for key, found in stream.refused.items()},
         accelerator_classes=_classes(view, stream),
+        class_manifests=stream.classes,
     )
 
 
 def _classes(view: CatalogView, stream: ObjectStream) -> frozenset[str] | None:
     """The names of the classes the cluster would hold, or None when they are not known (rules
-    §20.8). An AcceleratorClass of the body that the API server refuses still counts, as every
-    refused object does: each object is judged against the rest as applied."""
-    named = {name for kind, _, name in stream.manifests if kind == ACCELERATOR_CLASS}
-    if not classes_known(view.classes_known, len(view.classes) + len(named)):
+    §20.8): the stored ones (a cluster's lint) and the body's. A class of the body that the API
+    server refuses counts under its name, as every object the others are judged against does
+    (``admit``), unless it is its name that is refused: a fix keeps the name, and no fix makes
+    a refused name exist."""
+    held = len(view.classes) + any(kind == ACCELERATOR_CLASS for kind, _, _ in stream.manifests)
+    if not classes_known(view.classes_known, held):
         return None
-    return frozenset(accelerator.name for accelerator in view.classes) | named
+    return frozenset(accelerator.name for accelerator in view.classes) | frozenset(stream.classes)
 
 
 def _key(finding: Finding) -> ObjectKey:

@@ -8,7 +8,9 @@ from typing import Any
 
 from app import errors
 from app.schemas import crd
+from app.schemas.accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_identity_schema
 from app.schemas.objects import CLUSTER_SCOPED, DEFAULT_NAMESPACE, load_object
+from app.schemas.requests import load_document
 from app.selection.budget import checked, checkpoint
 from app.selection.catalog import ObjectKey
 from app.selection.documents import InferenceService, Model, OtherObject, RepeatedObject, Runtime
@@ -36,6 +38,9 @@ class ObjectStream:
     # strict decoding and CRD schema refuse of it (rules §18 "Parity").
     manifests: dict[ObjectKey, dict] = field(default_factory=dict)
     refused: dict[ObjectKey, tuple[crd.Refusal, ...]] = field(default_factory=dict)
+    # Read strictly: the AcceleratorClasses the API server can create under their name (the
+    # last of each, whatever else it refuses of them), by name (rules §20.7, §20.8).
+    classes: dict[str, dict] = field(default_factory=dict)
 
     def documents(self) -> list[Document]:
         """The valid objects' documents, in order."""
@@ -119,10 +124,15 @@ def objects_of(
             else:
                 stream.refused.pop(key, None)  # the last one applied is the one judged
         problems: dict[str, list[str]] = {}
+        if strict and manifest["kind"] == ACCELERATOR_CLASS_KIND:
+            # Lint judges a class as the API server does (its CRD's refusals above), by name.
+            if _read_class(stream, label, manifest, problems):
+                key = manifest_key(manifest)
+                counts[key] = counts.get(key, 0) + 1
+            continue
         loaded = load_object(manifest, label, problems)
         if loaded is None:
-            stream.problems.update(problems)
-            stream.invalid.append(_invalid(label, manifest, problems))
+            _refuse(stream, label, manifest, problems)
             continue
         stored, document = loaded
         item = StoredObject(manifest["kind"], document.namespace, document.name, stored, document)
@@ -136,6 +146,19 @@ def objects_of(
         [RepeatedObject(kind, name, n) for (kind, _, name), n in counts.items() if n > 1]
     )
     return stream
+
+
+def _read_class(
+    stream: ObjectStream, label: str, manifest: dict, problems: dict[str, list[str]]
+) -> bool:
+    """Keeps an AcceleratorClass whose identity the API server takes; whether it takes the
+    rest is the CRD's schema's to say (``crd.refusals``). False, with the refusal in
+    ``invalid``, when it cannot be created under its name."""
+    if load_document(accelerator_class_identity_schema, manifest, label, problems) is None:
+        _refuse(stream, label, manifest, problems)
+        return False
+    stream.classes[manifest["metadata"]["name"]] = manifest  # the last one wins
+    return True
 
 
 def _has_image(runner: Any) -> bool:
@@ -157,9 +180,16 @@ def has_full_runner(manifest: dict) -> bool:
     return False
 
 
+def _refuse(
+    stream: ObjectStream, label: str, manifest: dict, problems: dict[str, list[str]]
+) -> None:
+    stream.problems.update(problems)
+    stream.invalid.append(_invalid(label, manifest, problems))
+
+
 def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Finding:
     """What the API server says of an object its CRD's schema refuses."""
-    kind = str(manifest["kind"])  # one of the five kinds: the stream sorted the others out
+    kind = str(manifest["kind"])  # a kind lint reads: the stream sorted the others out
     _, namespace, name = manifest_key(manifest)
     prefix = f"{label}."  # the object's own path, not the request's (rules §18)
     fields = sorted(path.removeprefix(prefix) for path in problems)

@@ -81,12 +81,18 @@ class _Spec(_Lenient):
     resources = opt_list(fields.Nested(_Resource))
 
 
-class AcceleratorClassDocumentSchema(_Lenient):
+class AcceleratorClassIdentitySchema(_Lenient):
+    """What makes an AcceleratorClass an object the API server can create under its name; lint
+    leaves the rest to the CRD's schema (``app.schemas.crd``)."""
+
     api_version = fields.String(
         allow_none=True, validate=validate.Equal(API_VERSION), data_key="apiVersion"
     )
     kind = fields.String(required=True, validate=validate.Equal(ACCELERATOR_CLASS_KIND))
     metadata = fields.Nested(_Metadata, required=True)
+
+
+class AcceleratorClassDocumentSchema(AcceleratorClassIdentitySchema):
     spec = opt_nested(_Spec)
 
     @post_load(pass_original=True)
@@ -98,3 +104,4 @@ class AcceleratorClassDocumentSchema(_Lenient):
 
 
 accelerator_class_document_schema = AcceleratorClassDocumentSchema()
+accelerator_class_identity_schema = AcceleratorClassIdentitySchema()

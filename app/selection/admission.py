@@ -11,7 +11,8 @@ it follows its error, as ``AlsoRefused`` infos (rules §18: one error per object
 shows it).
 
 The webhooks' rules: ``runtime_admission`` (runtimes), ``service_admission`` and
-``service_rules`` (InferenceServices).
+``service_rules`` (InferenceServices); what OME reads otherwise of the accelerator fields:
+``accelerator_notes``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ from typing import Any
 
 from packaging.version import Version
 
+from .accelerator_notes import (
+    class_notes,
+    effective_list,
+    runtime_accelerator_notes,
+    service_accelerator_notes,
+)
 from .budget import checked as each_checked
 from .catalog import CatalogView, Document, ModelLookup, ObjectKey, object_key
 from .documents import InferenceService, Model, Runtime
@@ -118,8 +125,10 @@ def _judge(
     manifests: Manifests,
     judgement: _Judgement,
     classes: frozenset[str] | None,
+    class_manifests: Mapping[str, Mapping[str, Any]],
 ) -> None:
-    """Judges every object of ``checked`` (all when None) against the cluster ``view``."""
+    """Judges every object of ``checked`` (all when None) against the cluster ``view``, and
+    the applied AcceleratorClasses ``class_manifests``."""
 
     def wanted(document: Document) -> bool:
         return checked is None or object_key(document) in checked
@@ -138,6 +147,8 @@ def _judge(
             judgement.others.extend(runtime_notes(runtime, modern, manifest))
             if classes is None and runtime.accelerator_classes and not runtime.is_disabled:
                 judgement.others.append(_classes_unknown(runtime))
+            listed = effective_list(runtime, finder.for_runtime(runtime) if modern else None)
+            judgement.others.extend(runtime_accelerator_notes(runtime, manifest, listed))
     judgement.others.extend(overlap_notes(runtime_list, wanted))
     sized = any(runtime.size_range is not None for runtime in runtime_list)
     for model in each_checked(view.models):
@@ -160,6 +171,9 @@ def _judge(
         verdict = service_verdict(isvc, manifests.get(object_key(isvc)), full, context)
         judgement.refuse(isvc, verdict.refusals)
         judgement.others.extend(_warning(isvc, *item) for item in verdict.warnings)
+        judgement.others.extend(service_accelerator_notes(isvc))
+    for name, manifest in each_checked(list(class_manifests.items()), every=8):
+        judgement.others.extend(class_notes(name, manifest))
 
 
 def _classes_unknown(runtime: Runtime) -> Finding:
@@ -189,6 +203,7 @@ def admit(
     manifests: Manifests | None = None,
     refused_by_schema: Mapping[ObjectKey, Sequence[Refusal]] | None = None,
     accelerator_classes: frozenset[str] | None = None,
+    class_manifests: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Admission:
     """Findings for every object of ``checked`` (kind, namespace, name) — all when None —
     against the cluster ``view``. ``invalid`` are the API server's refusals of the objects that
@@ -199,7 +214,15 @@ def admit(
     names of the cluster's AcceleratorClasses, None when they are not known."""
     schema_refusals = refused_by_schema or {}
     judgement = _Judgement()
-    _judge(view, checked, full_runners, manifests or {}, judgement, accelerator_classes)
+    _judge(
+        view,
+        checked,
+        full_runners,
+        manifests or {},
+        judgement,
+        accelerator_classes,
+        class_manifests or {},
+    )
     findings = list(invalid)
     for key, first in schema_refusals.items():
         kind, namespace, name = key

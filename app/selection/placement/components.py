@@ -109,19 +109,21 @@ def place_component(context: ComponentContext, component: str) -> ComponentPlace
     selector = context.request.selector
     requested = context.request.component(component)
     override = requested.override if requested is not None else None
-    name, source = _name(component, override, selector)
+    name, source = requested_class(component, override, selector)
     if name:
         return _named(context, component, name, source)
-    policy, source = _policy(component, override, selector)
+    policy, source = requested_policy(component, override, selector)
     if policy is None:
         return ComponentPlacement(component, None, None, reason=NO_NAME_NO_POLICY)
     constraints = selector.constraints if selector is not None else None
     return _by_policy(context, component, policy, source, constraints)
 
 
-def _name(
+def requested_class(
     component: str, override: Selector | None, selector: Selector | None
 ) -> tuple[str | None, str | None]:
+    """rules §20.3.1 step 2: the class name a component asks for and the field that names it:
+    its override's (a set "" hides the InferenceService's), else the InferenceService's."""
     if override is not None and override.accelerator_class is not None:
         return override.accelerator_class, f"spec.{component}.acceleratorOverride.acceleratorClass"
     if selector is not None and selector.accelerator_class is not None:
@@ -129,9 +131,11 @@ def _name(
     return None, None
 
 
-def _policy(
+def requested_policy(
     component: str, override: Selector | None, selector: Selector | None
 ) -> tuple[str | None, str | None]:
+    """rules §20.3.1 step 3: the policy a component reads and its field: its override's, else
+    the InferenceService's."""
     if override is not None and override.policy:
         return override.policy, f"spec.{component}.acceleratorOverride.policy"
     if selector is not None and selector.policy:
