@@ -34,7 +34,8 @@ from app.http.described import (
     parameter,
 )
 from app.http.limits import check_rankings, check_runtimes
-from app.http.ranking import compute_ranking
+from app.http.query import accelerator_classes_known
+from app.http.ranking import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
 from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answer
 from app.schemas.answers import SelectionsSchema
@@ -60,6 +61,7 @@ BY_NAME = (
     parameter("namespace", "Where a BaseModel is looked for; the target namespace."),
     parameter("modelKind", "`BaseModel` or `ClusterBaseModel`: look only there."),
     parameter("inferenceService", "`<namespace>/<name>` of a stored InferenceService."),
+    "AcceleratorClassesKnown",
 )
 BY_NAME_ERRORS = (
     *CATALOG_ERRORS,
@@ -119,7 +121,7 @@ def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
             )
         if not isvc.model_name:
             raise errors.ModelNotFound(f"InferenceService {name} names no model")
-        model = find_model(documents.models, isvc.model_name, where, isvc.model_kind)
+        model = find_model(documents.models, isvc.model_name, where)  # spec.model.kind is not read
         if model is None:
             raise errors.ModelNotFound(model_not_found(isvc.model_name))
     elif args.get("model"):
@@ -128,7 +130,9 @@ def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
             raise errors.ModelNotFound(model_not_found(args["model"]))
     else:
         raise errors.MalformedRequest("name ?model=<name> or ?inferenceService=<namespace>/<name>")
-    return documents.view().rank_request(model, isvc, namespace)
+    view = documents.view()
+    known = accelerator_classes_known(view.classes_known)
+    return dataclasses.replace(view, classes_known=known).rank_request(model, isvc, namespace)
 
 
 def _question(endpoint: str, output: str) -> list:
@@ -137,6 +141,7 @@ def _question(endpoint: str, output: str) -> list:
         endpoint,
         output,
         *(args.get(name) for name in ("model", "modelKind", "namespace", "inferenceService")),
+        accelerator_classes_known(),  # 400 for a value other than true or false, before a read
     ]
 
 
@@ -206,6 +211,7 @@ def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
 def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     settings = documents.info.settings
     stream = ranking_request(raw, require_model=False)
+    check_counts(stream.request)
     deadline.check()
     stored_model = None
     if "model" not in stream.request:
@@ -242,7 +248,7 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     "rankOverlaid",
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
-    parameters=BY_NAME[:3],
+    parameters=(*BY_NAME[:3], "AcceleratorClassesKnown"),
     body=MANIFESTS,
     answers={200: RANKING},
     errors=OVERLAID_ERRORS,
@@ -261,7 +267,7 @@ def rank_overlaid(cluster: str) -> Response:
     "selectOverlaid",
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
-    parameters=BY_NAME[:3],
+    parameters=(*BY_NAME[:3], "AcceleratorClassesKnown"),
     body=MANIFESTS,
     answers={200: SELECTED},
     errors=(*OVERLAID_ERRORS, "NoRuntimeFound"),
@@ -280,7 +286,12 @@ def select_overlaid(cluster: str) -> Response:
     "clusterSelections",
     "clusters",
     "Every stored InferenceService with its outcome",
-    parameters=("IfNoneMatch", "CacheControl", parameter("namespace", "Only this namespace.")),
+    parameters=(
+        "IfNoneMatch",
+        "CacheControl",
+        parameter("namespace", "Only this namespace."),
+        "AcceleratorClassesKnown",
+    ),
     answers={
         200: answer("The selections.", SelectionsSchema, NEGOTIATED, headers=("ETag",)),
         304: NOT_MODIFIED,
@@ -294,8 +305,12 @@ def cluster_selections(cluster: str) -> Response:
     output = wanted_output()
     namespace = request.args.get("namespace") or None
 
+    known = accelerator_classes_known()
+
     def compute(documents: CatalogDocuments) -> Answer:
         view = documents.view()
+        if known is not None:  # the query's over the cluster's setting
+            view = dataclasses.replace(view, classes_known=known)
         check_rankings(
             (planned_rankings(view, namespace=namespace), len(view.runtimes)),
             placements=planned_placements(view, namespace=namespace),
@@ -304,6 +319,6 @@ def cluster_selections(cluster: str) -> Response:
         extra = {"cluster": cluster, "generation": documents.info.generation}
         return selections_answer(rows, output, extra)
 
-    response = _catalog_answer(cluster, ["selections", output, namespace], compute)
+    response = _catalog_answer(cluster, ["selections", output, namespace, known], compute)
     response.headers["Vary"] = "Accept"
     return response

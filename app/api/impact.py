@@ -59,12 +59,13 @@ def _deleted() -> frozenset[ObjectKey]:
         if len(parts) == 2 and parts[0] in CLUSTER_SCOPED_KINDS:
             found.add((parts[0], "", parts[1]))
         elif len(parts) == 3 and all(parts):
-            namespace = "" if parts[0].startswith("Cluster") else parts[1]
+            # A cluster-scoped kind has no namespace: one given is ignored, as kubectl does.
+            namespace = "" if parts[0] in CLUSTER_SCOPED_KINDS else parts[1]
             found.add((parts[0], namespace, parts[2]))
         else:
             raise errors.MalformedRequest(
                 f"?delete={value!r}: write <kind>/<namespace>/<name>, or <kind>/<name> for "
-                "ClusterServingRuntime and ClusterBaseModel"
+                "ClusterServingRuntime, ClusterBaseModel and AcceleratorClass"
             )
     return frozenset(found)
 

@@ -120,8 +120,9 @@ PARAMETERS = {
     "AcceleratorClassesKnown": parameter(
         "acceleratorClassesKnown",
         "`true` or `false`: whether the request holds every AcceleratorClass of the cluster, "
-        "when the body does not say (absent: known when it holds at least one). Unknown classes "
-        "make a policy's pick `unknown` in `placement`, never a guess.",
+        "when the body does not say (absent: the cluster's setting `acceleratorClassesKnown` on "
+        "a stored catalog, else known when it holds at least one). Unknown classes make a "
+        "policy's pick `unknown` in `placement`, never a guess.",
     ),
 }
 PATH_PARAMETERS = {"cluster": "The cluster's name, a DNS-1123 label."}

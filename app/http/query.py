@@ -42,13 +42,19 @@ def read_with_query(view: CatalogView, settings: ClusterSettings | None = None) 
     ``acceleratorClassesKnown`` (rules §20.8), each defaulting to the cluster's setting (or, for
     a stream, the service's default)."""
     settings = settings or ClusterSettings()
-    known = classes_known_setting({}, request.args)
     return replace(
         view,
         ome_version=ome_version(settings.ome_version),
         model_cache_provider=model_cache_provider(settings.model_cache_provider),
-        classes_known=settings.accelerator_classes_known if known is None else known,
+        classes_known=accelerator_classes_known(settings.accelerator_classes_known),
     )
+
+
+def accelerator_classes_known(default: bool | None = None) -> bool | None:
+    """``?acceleratorClassesKnown=true|false`` (400 for anything else), or ``default`` (a
+    cluster's setting)."""
+    known = classes_known_setting({}, request.args)
+    return default if known is None else known
 
 
 CATALOG_PATHS = "/v1/clusters"

@@ -24,16 +24,27 @@ def load_request(raw: bytes) -> RankRequest:
     stream = ranking_request(raw)
     deadline.check()  # each stage is linear in the body; check between them
     body = stream.request
-    runtime_docs = body.get("runtimes")
-    limit = current_app.config["MAX_RUNTIMES"]
-    if isinstance(runtime_docs, list) and len(runtime_docs) > limit:
-        raise PayloadTooLarge(
-            f"request has {len(runtime_docs)} runtimes; this service accepts at most {limit}"
-        )
+    check_counts(body)
     rank_request = load_rank_request(body, request.args, stream.others, stream.repeated)
     record.this_request().runtime_count = len(rank_request.runtimes)
     deadline.check()
     return rank_request
+
+
+def check_counts(body: dict) -> None:
+    """413 before validation for a body of more runtimes than a ranking takes
+    (``OME_RANKER_MAX_RUNTIMES``) or more AcceleratorClasses than a cluster holds objects
+    (``OME_RANKER_MAX_OBJECTS_PER_CLUSTER``): each is validated, so each costs."""
+    for key, what, setting in (
+        ("runtimes", "runtimes", "MAX_RUNTIMES"),
+        ("acceleratorClasses", "AcceleratorClasses", "MAX_OBJECTS_PER_CLUSTER"),
+    ):
+        documents = body.get(key)
+        limit = current_app.config[setting]
+        if isinstance(documents, list) and len(documents) > limit:
+            raise PayloadTooLarge(
+                f"request has {len(documents)} {what}; this service accepts at most {limit}"
+            )
 
 
 def compute_ranking(rank_request: RankRequest) -> Ranking:

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from app.selection.budget import checked
 from app.selection.catalog import SelectionRow
+from app.selection.placement import Placement
 
 from .answers import select_answer
 from .encode import text_table
@@ -16,13 +18,34 @@ from .selections import selection_body
 IMPACT_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "BEFORE", "AFTER", "MESSAGE")
 
 
-def _outcome(row: SelectionRow) -> dict[str, Any]:
+class _Placements:
+    """Each distinct placement rendered once: InferenceServices of one spec share one placement
+    (``selections``), and so one body, whose size ``message_bytes`` then counts per change."""
+
+    def __init__(self) -> None:
+        self._bodies: dict[int, dict[str, Any] | None] = {}
+        self._kept: list = []  # the placements, alive while this lives: no id is reused
+
+    def body(self, placement: Placement | None) -> dict[str, Any] | None:
+        if placement is None:
+            return None
+        found = self._bodies.get(id(placement), _MISSING)
+        if found is _MISSING:
+            found = self._bodies[id(placement)] = placement_body(placement)
+            self._kept.append(placement)
+        return found
+
+
+_MISSING: Any = object()
+
+
+def _outcome(row: SelectionRow, placements: _Placements) -> dict[str, Any]:
     body = selection_body(row)
     return {
         "runtime": body["runtime"],
         "message": body["message"],
         "error": body["error"],
-        "placement": placement_body(row.placement),
+        "placement": placements.body(row.placement),
     }
 
 
@@ -52,6 +75,7 @@ def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int,
     ``placement`` included)."""
     earlier = {(row.namespace, row.name): row for row in before}
     answers = _SelectAnswers()
+    placements = _Placements()
     found = []
     compared = 0
     for row in checked(after):
@@ -67,8 +91,8 @@ def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int,
                     "namespace": row.namespace,
                     "name": row.name,
                     "model": row.model,
-                    "before": _outcome(old),
-                    "after": _outcome(row),
+                    "before": _outcome(old, placements),
+                    "after": _outcome(row, placements),
                 }
             )
     return compared, found
@@ -95,4 +119,16 @@ def impact_text(found: list[dict]) -> str:
 
 
 def message_bytes(found: list[dict]) -> int:
-    return sum(len(c["before"]["message"]) + len(c["after"]["message"]) for c in found)
+    """What the changes' messages and placements weigh: a message can list every runtime's
+    reason, a placement every listed class (and many changes share one placement's body)."""
+    sizes: dict[int, int] = {}
+    total = 0
+    for change in checked(found, every=64):
+        for side in (change["before"], change["after"]):
+            total += len(side["message"])
+            body = side["placement"]
+            if body is not None:
+                if id(body) not in sizes:
+                    sizes[id(body)] = len(json.dumps(body))
+                total += sizes[id(body)]
+    return total

@@ -14,6 +14,7 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
 
 from app.selection import documents as doc
+from app.selection.json_values import NOT_JSON, is_json_value
 from app.selection.placement import AcceleratorRequest, PlacementDocumentError
 
 from .fields import AnnotationValue, opt_bool, opt_int, opt_list, opt_nested, opt_str
@@ -33,6 +34,10 @@ PRIORITY_MIN, PRIORITY_MAX = 1, 2**31 - 1
 WEIGHT_MIN, WEIGHT_MAX = -(2**63), 2**63 - 1
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _not_json() -> bool:
+    raise ValidationError(NOT_JSON)
 
 
 def placement_error(error: PlacementDocumentError) -> ValidationError:
@@ -213,6 +218,7 @@ class EntrySchema(_Lenient):
         allow_none=True,
         load_default=None,
         data_key="acceleratorConfig",
+        validate=lambda value: is_json_value(value) or _not_json(),
     )
 
     @post_load

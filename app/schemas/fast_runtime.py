@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.selection import documents as doc
+from app.selection.json_values import is_json_value
 
 from .documents import (
     API_VERSION,
@@ -102,7 +103,7 @@ def _entry(value: Any) -> Any:
     config = value.get("acceleratorConfig")
     if fmt is _NOT_SIMPLE or framework is _NOT_SIMPLE or providers is _NOT_SIMPLE:
         return _NOT_SIMPLE
-    if config is not None and (type(config) is not dict or any(type(k) is not str for k in config)):
+    if config is not None and (type(config) is not dict or not is_json_value(config)):
         return _NOT_SIMPLE
     return doc.Entry(
         name or "",

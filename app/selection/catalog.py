@@ -300,7 +300,8 @@ def _resolved(
         return SelectionRow(
             isvc_namespace, isvc.name, None, None, "InferenceService names no model"
         )
-    model = lookup.find(isvc.model_name, isvc_namespace, isvc.model_kind)
+    # OME's lookup ignores spec.model.kind (rules §20.10 item 6).
+    model = lookup.find(isvc.model_name, isvc_namespace)
     if model is None:
         message = model_not_found(isvc.model_name)
         return SelectionRow(
@@ -379,7 +380,7 @@ def _unnamed(lookup: ModelLookup, services: Iterable[InferenceService]) -> list[
     named = set()
     for isvc in checked(services):
         if isvc.model_name:
-            model = lookup.find(isvc.model_name, isvc.namespace, isvc.model_kind)
+            model = lookup.find(isvc.model_name, isvc.namespace)
             if model is not None:
                 named.add((model.kind, model.namespace, model.name))
     return [

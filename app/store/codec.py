@@ -21,7 +21,6 @@ changed and the stored catalogs have to be written again.
 from __future__ import annotations
 
 import json
-import math
 import re
 import types
 import typing
@@ -30,24 +29,22 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from app.selection.documents import InferenceService, Model, Runtime
+from app.selection.json_values import is_json_value
 from app.selection.placement import AcceleratorClass, AcceleratorRequest
 
-CODEC_VERSION = 4
+CODEC_VERSION = 3
 Document = Runtime | Model | InferenceService | AcceleratorClass
 # Version 2 appended ``Entry.version`` and ``Model.storage_uri`` (both read by admission only,
 # both None when absent): a version-1 value is the same value without them, read as such.
 # Version 3 appended ``Entry.accelerator_config`` and ``InferenceService.accelerators`` (rules
-# §20, None when absent): a version-2 value is read as one without them. Version 4 added the
-# AcceleratorClass (tag ``A``), so that an older instance refuses it instead of misreading it:
-# a version-3 value is the same value.
+# §20, None when absent): a version-2 value is read as one without them. The AcceleratorClass
+# (tag ``A``) came later within version 3: no layout of another tag changed, so an older instance
+# still reads every catalog without classes, and refuses (503, ``UnreadableDocument``: an
+# unknown tag) only those with classes, until it is upgraded.
 _RUNTIME_ENTRIES = 2 + [field.name for field in fields(Runtime)].index("entries")
 # Per older version: the tag whose entries gained a field at their end, and the tag that gained
 # one at its own end (each None when absent).
-_APPENDED: dict[int, tuple[str | None, str | None]] = {
-    1: ("R", "M"),
-    2: ("R", "I"),
-    3: (None, None),
-}
+_APPENDED: dict[int, tuple[str | None, str | None]] = {1: ("R", "M"), 2: ("R", "I")}
 # The names the documents' hints refer to without importing them (``documents.py``).
 _HINT_NAMES = {"AcceleratorRequest": AcceleratorRequest}
 
@@ -122,19 +119,6 @@ def is_json_object(hint: Any) -> bool:
     """``Mapping[str, Any]``: a JSON object stored whole."""
     args = typing.get_args(hint)
     return typing.get_origin(hint) is Mapping and args == (str, Any)
-
-
-def _json_value(value: Any) -> bool:
-    """Whether ``value`` reads back from JSON as itself (lists stay lists)."""
-    if value is None or type(value) in (str, int, bool):
-        return True
-    if type(value) is float:
-        return math.isfinite(value)
-    if type(value) is list:
-        return all(_json_value(item) for item in value)
-    if type(value) is dict:
-        return all(type(key) is str and _json_value(item) for key, item in value.items())
-    return False
 
 
 def spelling(hint: Any) -> str:
@@ -364,7 +348,7 @@ def _encoder(hint: Any) -> _Convert:
     if is_json_object(hint):
 
         def json_object(value: Any) -> dict:
-            if type(value) is not dict or not _json_value(value):
+            if type(value) is not dict or not is_json_value(value):
                 raise TypeError(f"{type(value).__name__} where a JSON object belongs")
             return value
 

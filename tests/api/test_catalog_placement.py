@@ -296,3 +296,85 @@ def test_stream_answers_take_accelerator_classes_known_from_the_query(client):
     known = client.post("/v1/lint?acceleratorClassesKnown=true", data=stream(listed), headers=YAML)
     codes = [finding["code"] for finding in known.get_json()["findings"]]
     assert "UnknownAcceleratorClass" in codes
+
+
+def test_impact_answers_count_their_placements_against_the_bound(make_app):
+    # 100 InferenceServices of one spec share one placement, each listing 300 classes: the
+    # answer repeats it per change, so its size is counted per change, before it is rendered.
+    client = make_app(MAX_ANSWER_BYTES=200_000).test_client()
+    names = [f"class-{i:03d}" for i in range(300)]
+    listed = copy.deepcopy(RUNTIME)
+    listed["spec"]["acceleratorRequirements"]["acceleratorClasses"] = names
+    classes = [{**copy.deepcopy(H100), "metadata": {"name": name}} for name in names]
+    services = []
+    for i in range(100):
+        service = isvc(acceleratorSelector={"policy": "FirstAvailable"})
+        service["metadata"]["name"] = f"svc-{i}"
+        services.append(service)
+    current = [MODEL, listed, *classes, *services]
+    proposed = [MODEL, listed, *classes[1:], *services]
+    response = client.post("/v1/impact", json={"current": current, "proposed": proposed})
+    assert response.status_code == 422, response.status_code
+    assert response.get_json()["error"]["code"] == "LimitExceeded"
+    few = client.post("/v1/impact", json={"current": current[:-98], "proposed": proposed[:-98]})
+    assert few.status_code == 200
+    assert few.get_json()["count"] == 2
+
+
+def test_impact_deletes_a_class_named_with_a_namespace_too(seeded):
+    for form in ("AcceleratorClass/nvidia-h100", "AcceleratorClass/default/nvidia-h100"):
+        response = seeded.post(f"/v1/clusters/prod/impact?delete={form}", data=b"", headers=YAML)
+        assert response.status_code == 200
+        assert response.get_json()["count"] == 1, form
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        "kind: AcceleratorClass\nmetadata: {name: x}\n"
+        "spec: {discovery: {affinity: {w: .nan}}, capabilities: {}}\n",
+        "kind: ClusterServingRuntime\nmetadata: {name: r}\nspec:\n  supportedModelFormats:\n"
+        "  - {modelFormat: {name: f}, acceleratorConfig: {x: {y: .inf}}}\n",
+    ],
+)
+def test_what_json_cannot_hold_is_refused_where_it_is(client, document):
+    client.put("/v1/clusters/prod")
+    body = ("apiVersion: ome.io/v1beta1\n" + document).encode()
+    response = client.put("/v1/clusters/prod/objects", data=body, headers=YAML)
+    assert response.status_code == 422, response.get_data(as_text=True)
+    assert "no NaN or infinity" in response.get_data(as_text=True)
+
+
+def test_answers_by_name_take_the_query_flag_over_the_setting(seeded):
+    assert seeded.get(ASK.format("select") + "&acceleratorClassesKnown=maybe").status_code == 400
+    found = seeded.get(ASK.format("select") + "&acceleratorClassesKnown=false").get_json()
+    assert found["placement"]["engine"]["known"] is False
+    assert engine(seeded, "select")["known"] is True  # another question, another cached answer
+    path = "/v1/clusters/prod/selections?acceleratorClassesKnown=false"
+    assert seeded.get(path).get_json()["selections"][0]["engineAcceleratorClass"] is None
+    first = seeded.get("/v1/clusters/prod/selections").get_json()["selections"][0]
+    assert first["engineAcceleratorClass"] == "nvidia-h100"
+
+
+def test_a_body_of_more_classes_than_a_cluster_holds_is_refused_unread(make_app):
+    client = make_app(MAX_OBJECTS_PER_CLUSTER=10).test_client()
+    body = {"model": MODEL, "runtimes": [], "acceleratorClasses": [{}] * 11}
+    response = client.post("/v1/rank", json=body)
+    assert response.status_code == 413
+    assert "request has 11 AcceleratorClasses" in response.get_json()["error"]["message"]
+
+
+def test_an_inference_services_model_is_found_whatever_its_kind_says(client):
+    # rules §20.10 item 6: OME's lookup reads spec.model.name only.
+    client.put("/v1/clusters/prod")
+    base = copy.deepcopy(MODEL)
+    base.update(
+        kind="BaseModel", metadata={"name": MODEL["metadata"]["name"], "namespace": "llama-demo"}
+    )
+    service = best_fit()
+    service["spec"]["model"]["kind"] = "ClusterBaseModel"  # no such ClusterBaseModel is stored
+    objects = stream(base, RUNTIME, service, *CLASSES)
+    assert client.put("/v1/clusters/prod/objects", data=objects, headers=YAML).status_code == 200
+    row = client.get("/v1/clusters/prod/selections").get_json()["selections"][0]
+    assert (row["error"], row["engineAcceleratorClass"]) == (None, "nvidia-h100")
+    assert engine(client)["acceleratorClass"] == "nvidia-h100"

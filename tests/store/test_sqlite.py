@@ -150,9 +150,9 @@ def test_a_newer_schema_or_a_damaged_row_is_unreadable(path: Path, store):
     store.put_settings("prod", ClusterSettings())
     store.replace_objects("prod", [runtime("a")])
     with sqlite3.connect(path) as connection:
-        connection.execute("""UPDATE objects SET document = '[5,"R"]'""")
+        connection.execute("""UPDATE objects SET document = '[4,"R"]'""")
     for read in (store.read_documents, store.read_catalog):
-        with pytest.raises(UnreadableCatalog, match="codec version 5"):
+        with pytest.raises(UnreadableCatalog, match="codec version 4"):
             read("prod")
     with sqlite3.connect(path) as connection:
         connection.execute("UPDATE clusters SET counts = 'nope'")

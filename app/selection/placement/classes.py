@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..documents import RepeatedObject
+from ..json_values import NOT_JSON, is_json_value
 from .quantities import Quantity, QuantityError, parse_quantity
 
 ACCELERATOR_CLASS = "AcceleratorClass"
@@ -102,13 +103,20 @@ class AcceleratorClass:
             performance=_performance(capabilities.get("performance")),
             cost=_cost(spec.get("cost")),
             node_selector=_optional_mapping(discovery.get("nodeSelector")),
-            affinity=_optional_mapping(discovery.get("affinity")),
+            affinity=_affinity(discovery.get("affinity")),
             resources=_resources(spec.get("resources")),
         )
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _affinity(value: object) -> Mapping[str, Any] | None:
+    """Kept whole for the pods (rules §20.4): JSON, as the API server holds it."""
+    if isinstance(value, Mapping) and not is_json_value(value):
+        raise PlacementDocumentError("spec.discovery.affinity", NOT_JSON)
+    return _optional_mapping(value)
 
 
 def _optional_mapping(value: object) -> Mapping[str, Any] | None:

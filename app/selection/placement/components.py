@@ -8,7 +8,7 @@ from typing import Any
 
 from ..budget import checked
 from .classes import AcceleratorClass
-from .filters import constraint_failure
+from .filters import ConstraintFilter
 from .policies import (
     CLASSES_PER_CHECK,
     PolicyPick,
@@ -212,8 +212,9 @@ def _by_policy(
         reason = f"failed to fetch AcceleratorClass {missing[0]}: {not_found(missing[0])}"
         return _outcome(context, component, PolicyPick(None, reason=reason), reasons, fields)
     filtered = []
+    judge = ConstraintFilter(constraints)
     for accelerator in checked(pool, every=CLASSES_PER_CHECK):
-        failure = constraint_failure(accelerator, constraints)
+        failure = judge.failure(accelerator)
         if failure is None:
             filtered.append(accelerator)
         else:
