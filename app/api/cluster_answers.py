@@ -34,6 +34,7 @@ from app.http.described import (
     parameter,
 )
 from app.http.limits import check_rankings, check_runtimes
+from app.http.polls import by_name_question
 from app.http.ranking import compute_ranking
 from app.http.respond import selections_answer, wanted_output
 from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answer
@@ -137,15 +138,6 @@ def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
     )
 
 
-def _question(endpoint: str, output: str) -> list:
-    args = request.args
-    return [
-        endpoint,
-        output,
-        *(args.get(name) for name in ("model", "modelKind", "namespace", "inferenceService")),
-    ]
-
-
 def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
     may_read(cluster)
 
@@ -153,7 +145,7 @@ def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
         check_runtimes(len(documents.runtimes))
         return render(compute_ranking(_rank_request_by_name(documents)))
 
-    return _catalog_answer(cluster, _question(endpoint, output), compute)
+    return _catalog_answer(cluster, by_name_question(endpoint, output, request.args), compute)
 
 
 @bp.get("/v1/clusters/<cluster>/rank")
