@@ -678,10 +678,10 @@ def _fast_documents(raw: bytes) -> list | None:
         return None
     stream, documents, nodes = _shape(tree)
     _refuse_past_bounds(documents, nodes)  # before keys are counted: 4 x 7.6 MB stops here
-    if unsure:
+    if unsure or not documents:
+        # No document: nothing of ryml's tree to ask, and ryml drops some bodies whole that the
+        # PyYAML path refuses (`!=\n!=kind: !=`); that path reads an empty stream at once.
         return None
-    if not documents:
-        return []
     if scanned.found(_NODE_PROPERTIES):  # `!=` in a quoted Jinja template is no tag
         has_any = tree.type_has_any  # ids 0..size-1: ryml only ever drops its last node
         if any(has_any(node, _PROPERTY_BITS) for node in range(tree.size())):

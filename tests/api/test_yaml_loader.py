@@ -268,6 +268,8 @@ def test_quoted_numbers_and_booleans_stay_on_the_fast_path():
         b"a: 1\n\xef\xbb\xbfb: 2\n",  # a byte-order mark past the start
         b"a: 1\nb: 2\na: 3\n",  # a duplicate key: the PyYAML path names it
         b"a: \x01\n",
+        b"!=\n!=kind: !=",  # ryml makes no document of it; PyYAML refuses the tag
+        b"# nothing but a comment\n",  # no document: the PyYAML path says so
         ("a:\n" + "".join("  " * depth + "b:\n" for depth in range(1, 70))).encode(),
     ],
 )
