@@ -73,7 +73,7 @@ def test_recycling_and_its_jitter_come_from_the_environment(monkeypatch):
     for variable in ("OME_RANKER_MAX_REQUESTS", "OME_RANKER_MAX_REQUESTS_JITTER"):
         monkeypatch.delenv(variable, raising=False)
     conf = load_conf()
-    assert (conf.max_requests, conf.max_requests_jitter) == (10000, 1000)
+    assert (conf.max_requests, conf.max_requests_jitter) == (100_000, 10_000)
     monkeypatch.setenv("OME_RANKER_MAX_REQUESTS", "300")
     monkeypatch.setenv("OME_RANKER_MAX_REQUESTS_JITTER", "0")
     conf = load_conf()

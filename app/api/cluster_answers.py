@@ -34,6 +34,7 @@ from app.http.described import (
     parameter,
 )
 from app.http.limits import check_rankings, check_runtimes
+from app.http.polls import by_name_question
 from app.http.query import accelerator_classes_known
 from app.http.ranking import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
@@ -135,16 +136,6 @@ def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
     return dataclasses.replace(view, classes_known=known).rank_request(model, isvc, namespace)
 
 
-def _question(endpoint: str, output: str) -> list:
-    args = request.args
-    return [
-        endpoint,
-        output,
-        *(args.get(name) for name in ("model", "modelKind", "namespace", "inferenceService")),
-        accelerator_classes_known(),  # 400 for a value other than true or false, before a read
-    ]
-
-
 def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
     may_read(cluster)
 
@@ -152,7 +143,7 @@ def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
         check_runtimes(len(documents.runtimes))
         return render(compute_ranking(_rank_request_by_name(documents)))
 
-    return _catalog_answer(cluster, _question(endpoint, output), compute)
+    return _catalog_answer(cluster, by_name_question(endpoint, output, request.args), compute)
 
 
 @bp.get("/v1/clusters/<cluster>/rank")

@@ -132,6 +132,11 @@ class RankingCache:
         with self._counts_lock:
             return dict(self.counts)
 
+    def held(self, key: str) -> CachedAnswer | None:
+        """The answer under ``key`` if this process holds it decoded (``HotAnswers``); asks
+        nothing of the backend and counts nothing (a caller that serves it counts the hit)."""
+        return None if self.hot is None else self.hot.get(key)
+
     def session(self, *, bypass: bool = False) -> CacheSession:
         """The cache as one request sees it; ``bypass`` skips reads (``no-cache``)."""
         return CacheSession(self, bypass)

@@ -139,14 +139,18 @@ def if_match() -> int | None:
 def not_modified(info: ClusterInfo) -> Response | None:
     """304 for a read whose ``If-None-Match`` names the current generation."""
     wanted = request.headers.get("If-None-Match")
-    if wanted is None:
+    if wanted is None or not names_tag(wanted, etag(info)):
         return None
-    tags = {tag.strip().removeprefix("W/") for tag in wanted.split(",")}
-    if etag(info) in tags or "*" in tags:
-        response = Response(status=304)
-        response.headers["ETag"] = etag(info)
-        return response
-    return None
+    response = Response(status=304)
+    response.headers["ETag"] = etag(info)
+    return response
+
+
+def names_tag(if_none_match: str, tag: str) -> bool:
+    """Whether an ``If-None-Match`` value (gzip tags already named as identity ones) names
+    ``tag``, weakly or strongly, or is ``*``."""
+    tags = {item.strip().removeprefix("W/") for item in if_none_match.split(",")}
+    return tag in tags or "*" in tags
 
 
 def documents_or_404(cluster: str) -> CatalogDocuments:

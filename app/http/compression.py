@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response, request
+from flask import Flask, Request, Response, request
 
 from app.cache.framing import COMPRESS_MIN_BYTES, gzip_member
 
@@ -32,7 +32,12 @@ _NO_BODY = frozenset({204, 206, 304})
 
 def accepts_gzip() -> bool:
     """Whether the request's ``Accept-Encoding`` takes gzip (by name or ``*``)."""
-    return "HTTP_ACCEPT_ENCODING" in request.environ and request.accept_encodings[GZIP] > 0
+    return takes_gzip(request)
+
+
+def takes_gzip(asked: Request) -> bool:
+    """``accepts_gzip`` of any request object."""
+    return "HTTP_ACCEPT_ENCODING" in asked.environ and asked.accept_encodings[GZIP] > 0
 
 
 def gzip_etag(tag: str) -> str:
@@ -42,13 +47,18 @@ def gzip_etag(tag: str) -> str:
     return tag[:-1] + GZIP_SUFFIX + '"'
 
 
+def identity_tags(value: str) -> str:
+    """A condition's tags with every gzip one named as its identity one."""
+    return value.replace(GZIP_SUFFIX + '"', '"')
+
+
 def _identity_tags() -> None:
     """Conditions that name a gzip representation compare as its identity one."""
     environ = request.environ
     for name in _CONDITIONS:
         value = environ.get(name)
         if value and GZIP_SUFFIX + '"' in value:
-            environ[name] = value.replace(GZIP_SUFFIX + '"', '"')
+            environ[name] = identity_tags(value)
             if name == "HTTP_IF_NONE_MATCH":
                 environ[_NAMED_GZIP] = True
 

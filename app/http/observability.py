@@ -64,20 +64,43 @@ def _start_request() -> None:
 
 def _finish_request(response: Response) -> Response:
     seen = record.this_request()
-    seconds = time.perf_counter() - seen.started
     if seen.request_id is None:  # an earlier before_request answered before ours ran
         seen.request_id = request_id_from(request.headers.get(REQUEST_ID_HEADER))
     response.headers[REQUEST_ID_HEADER] = seen.request_id
     endpoint = request.url_rule.rule if request.url_rule is not None else None
+    finish(
+        current_app,
+        seen,
+        method=request.method,
+        path=request.path,
+        endpoint=endpoint,
+        status=response.status_code,
+        remote_addr=request.remote_addr,
+    )
+    return response
 
-    metrics = service_metrics(current_app)
-    metrics.observe_request(endpoint, request.method, response.status_code, seconds)
+
+def finish(
+    app: Flask,
+    seen: record.RequestRecord,
+    *,
+    method: str,
+    path: str,
+    endpoint: str | None,
+    status: int,
+    remote_addr: str | None,
+) -> None:
+    """A request's metrics and log lines, from its record (also for the polls answered before
+    Flask, app/http/polls.py)."""
+    seconds = time.perf_counter() - seen.started
+    metrics = service_metrics(app)
+    metrics.observe_request(endpoint, method, status, seconds)
     runtime_count, selection_seconds = seen.runtime_count, seen.selection_seconds
     if endpoint is not None and runtime_count is not None:
         metrics.observe_runtimes(endpoint, runtime_count)
     if endpoint is not None and selection_seconds is not None:
         metrics.observe_selection(endpoint, selection_seconds)
-    sync_cache_metrics(current_app)
+    sync_cache_metrics(app)
 
     ranking = seen.ranking
     if ranking is not None and ranking.selected is not None:
@@ -96,20 +119,21 @@ def _finish_request(response: Response) -> Response:
             },
         )
     access_log.log(
-        logging.DEBUG if request.path in QUIET_PATHS else logging.INFO,
+        logging.DEBUG if path in QUIET_PATHS else logging.INFO,
         "request",
         extra={
             "fields": {
-                "method": request.method,
-                "path": request.path,
-                "status": response.status_code,
+                "method": method,
+                "path": path,
+                "status": status,
                 "durationMs": round(seconds * 1000, 3),
                 "cache": seen.cache_result,
                 "runtimes": runtime_count,
                 "error": seen.error_code,
                 "token": seen.token_name,
-                "remoteAddr": request.remote_addr,
+                "remoteAddr": remote_addr,
+                # Named here, not found by the formatter: a poll has no Flask request.
+                "requestId": seen.request_id,
             }
         },
     )
-    return response

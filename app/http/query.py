@@ -3,6 +3,7 @@ view runs, and the headers every answer carries (rules §17 "Headers")."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from flask import Flask, Response, request
@@ -17,10 +18,18 @@ from app.store import ClusterSettings
 
 def _check_namespace() -> None:
     """rules §17: the request's ``namespace`` is a DNS-1123 label (empty: absent)."""
-    for value in request.args.getlist("namespace"):
+    problem = namespace_problem(request.args.getlist("namespace"))
+    if problem is not None:
+        raise errors.InvalidDocument({"namespace": [problem]})
+
+
+def namespace_problem(values: Iterable[str]) -> str | None:
+    """What is wrong with the first of a request's ``namespace`` values that is not a label."""
+    for value in values:
         problem = label_problem(value) if value else None
         if problem is not None:
-            raise errors.InvalidDocument({"namespace": [problem]})
+            return problem
+    return None
 
 
 def ome_version(default: str = DEFAULT_OME_VERSION) -> str:
@@ -58,14 +67,16 @@ def accelerator_classes_known(default: bool | None = None) -> bool | None:
 
 
 CATALOG_PATHS = "/v1/clusters"
+NOSNIFF = ("X-Content-Type-Options", "nosniff")
+NO_STORE = ("Cache-Control", "no-store")
 
 
 def _headers(response: Response) -> Response:
     """No answer is sniffed as another type; no catalog answer is kept by a browser or a
     proxy (its ETag still makes a poll cheap): it holds what only some tokens may read."""
-    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers.set(*NOSNIFF)
     if request.path == CATALOG_PATHS or request.path.startswith(CATALOG_PATHS + "/"):
-        response.headers["Cache-Control"] = "no-store"
+        response.headers.set(*NO_STORE)
     return response
 
 

@@ -4,6 +4,7 @@ as a response with its ``ETag`` and ``Vary`` (rules §15, §17)."""
 from __future__ import annotations
 
 from flask import Response, request
+from werkzeug.datastructures import MIMEAccept
 
 from app.reading.decoding import YAML_TYPES
 from app.rendering.answers import (
@@ -27,7 +28,12 @@ OUTPUTS = ("application/json", "text/plain", *YAML_TYPES)
 
 def wanted_output() -> str:
     """JSON (the default), text or YAML, by ``Accept``."""
-    wanted = request.accept_mimetypes.best_match(OUTPUTS, default=JSON_MIME)
+    return output_for(request.accept_mimetypes)
+
+
+def output_for(accept: MIMEAccept) -> str:
+    """The output an ``Accept`` header asks for (``wanted_output``)."""
+    wanted = accept.best_match(OUTPUTS, default=JSON_MIME)
     if wanted in YAML_TYPES:
         return OUTPUT_YAML
     return OUTPUT_TEXT if wanted == "text/plain" else OUTPUT_JSON

@@ -555,12 +555,12 @@ def _bare_fraction(text: bytes | bytearray) -> bool:
     return bool(value.search(text) or item.search(text) or document.match(text))
 
 
-def _compact_key_count(compact: bytes) -> int:
-    """Keys in orjson's compact JSON: each is written `"...":`, a value never ends so."""
-    if b'\\":' in compact:
-        compact = compact.replace(b"\\\\", b"")
-        return compact.count(b'":') - compact.count(b'\\":')
-    return compact.count(b'":')
+def _separators(text: bytes | bytearray) -> int:
+    """`": ` in a JSON text laid out as ryml lays out its own (orjson's ``OPT_INDENT_2`` too):
+    once after every key, and once for every `": ` inside a string, which both write `\\": `
+    (each escapes a quote `\\"` and a backslash `\\\\`, and neither escapes `:` or a space).
+    Two such texts of the same value hold as many; a value that lost a key holds fewer."""
+    return text.count(b'": ')
 
 
 def _no_constant(name: str) -> Any:
@@ -573,7 +573,7 @@ def _key_count(text: bytes | bytearray) -> int:
     if b'\\": ' in text:
         text = text.replace(b"\\\\", b"")
         return text.count(b'": ') - text.count(b'\\": ')
-    return text.count(b'": ')
+    return _separators(text)
 
 
 def _emit_json(tree: Any, root: int, size_hint: int) -> bytearray:
@@ -678,10 +678,10 @@ def _fast_documents(raw: bytes) -> list | None:
         return None
     stream, documents, nodes = _shape(tree)
     _refuse_past_bounds(documents, nodes)  # before keys are counted: 4 x 7.6 MB stops here
-    if unsure:
+    if unsure or not documents:
+        # No document: nothing of ryml's tree to ask, and ryml drops some bodies whole that the
+        # PyYAML path refuses (`!=\n!=kind: !=`); that path reads an empty stream at once.
         return None
-    if not documents:
-        return []
     if scanned.found(_NODE_PROPERTIES):  # `!=` in a quoted Jinja template is no tag
         has_any = tree.type_has_any  # ids 0..size-1: ryml only ever drops its last node
         if any(has_any(node, _PROPERTY_BITS) for node in range(tree.size())):
@@ -690,8 +690,6 @@ def _fast_documents(raw: bytes) -> list | None:
         text = _emit_json(tree, tree.root_id(), 2 * len(raw) + 64)
     except Exception:  # nested deeper than ryml's JSON writer goes (64 levels)
         return None
-    if text.startswith(b'"') if not stream else b'\n  "' in text:
-        return None  # a string as a whole document: YAML 1.1 indents a block scalar there
     if (
         b"\\" in raw
         and (b"\xc2" in text or b"\xe2" in text)  # their UTF-8's first bytes: a memchr each
@@ -699,19 +697,21 @@ def _fast_documents(raw: bytes) -> list | None:
         and any(char in text for char in _YAML11_ESCAPED)
     ):
         return None  # \L \P \N \_ are line breaks to YAML 1.1's folding of a quoted scalar
-    keys = _key_count(text)
-    _refuse_past_bounds(documents, nodes + keys)
+    separators = _separators(text)  # every key, and perhaps `": ` inside strings
+    if nodes + separators > MAX_STREAM_NODES:
+        _refuse_past_bounds(documents, nodes + _key_count(text))
     for match in _CANDIDATE.finditer(text):
         if _is_ambiguous(match, text):
             return None
     if not _bare_fraction(text):
         value = orjson_value(text)  # a control character, a long integer: the decoder below
         if value is not NOT_READ:
-            # A key twice in a mapping leaves one: orjson's compact JSON of the value then holds
-            # fewer keys than ryml's did (the PyYAML path names the key, with its line).
-            if _compact_key_count(orjson.dumps(value)) != keys:
+            # A key twice in a mapping leaves one: orjson's JSON of the value, laid out as
+            # ryml's, then holds fewer separators (the PyYAML path names the key, with its line).
+            laid_out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+            if _separators(laid_out) != separators:
                 return None
-            return value if stream else [value]
+            return _documents(value, stream)
     sizes: list[int] = []
     remember = sizes.append
 
@@ -732,6 +732,13 @@ def _fast_documents(raw: bytes) -> list | None:
         value = decoder.decode(text.decode())
     except (_Fallback, ValueError):  # ValueError: not JSON (ryml wrote `+1` bare), a huge int
         return None
-    if sum(sizes) != keys:  # a key twice in a mapping: the PyYAML path names it, with its line
+    if sum(sizes) != _key_count(text):  # a key twice in a mapping: the PyYAML path names it
         return None
-    return value if stream else [value]
+    return _documents(value, stream)
+
+
+def _documents(value: Any, stream: bool) -> list | None:
+    """The documents of ryml's JSON value; None when one is a string: YAML 1.1 indents a block
+    scalar that is a whole document (the PyYAML path reads it)."""
+    documents = value if stream else [value]
+    return None if any(type(document) is str for document in documents) else documents

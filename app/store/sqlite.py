@@ -10,6 +10,11 @@ embedded default without Redis).
 * One connection per thread, made on first use: a connection is never shared by two threads
   (their transactions would mix) nor carried across ``fork`` (a gunicorn worker makes its own;
   the parent's are left to the parent).
+* A cluster's info, which every catalog request reads first, is remembered per connection for
+  as long as ``PRAGMA data_version`` says that no other connection (another thread, another
+  worker, another process) has committed; this connection's own writes, which that number does
+  not count, forget it. A write anywhere is still seen by the next read, for a pragma instead
+  of a row read and two JSON decodes.
 
 Tables: ``clusters`` (name, settings JSON, generation, updated_at, counts JSON) and
 ``objects`` (cluster, kind, namespace ("" at cluster scope), name, manifest JSON, document
@@ -65,6 +70,7 @@ _SCHEMA = (
 )
 _INFO = "SELECT name, uid, settings, generation, updated_at, counts FROM clusters"
 _ORDER = "ORDER BY kind, namespace, name"
+_WRITE = "BEGIN IMMEDIATE"  # the write lock first (see the module docstring)
 
 
 class SqliteCatalogStore(CatalogStore):
@@ -99,6 +105,7 @@ class SqliteCatalogStore(CatalogStore):
         if connection is None:
             connection = self._connect()
             self._local.connection = connection
+            self._local.infos = None
             with self._lock:
                 self._connections.append(connection)
             if self._schema_version(connection) < SCHEMA_VERSION:
@@ -165,6 +172,12 @@ class SqliteCatalogStore(CatalogStore):
             connection = self._connection()
             if begin is None:
                 yield connection
+            elif begin == _WRITE:
+                try:
+                    with _transaction(connection, begin):
+                        yield connection
+                finally:
+                    self._local.infos = None  # data_version does not count our own writes
             else:
                 with _transaction(connection, begin):
                     yield connection
@@ -187,7 +200,7 @@ class SqliteCatalogStore(CatalogStore):
     # --- writes --------------------------------------------------------------------------------
 
     def _transact(self, cluster: str, decide: Decision) -> Change:
-        with self._using("BEGIN IMMEDIATE") as connection:
+        with self._using(_WRITE) as connection:
             info = _info(connection, cluster)
             state = None
             if info is not None:
@@ -245,7 +258,7 @@ class SqliteCatalogStore(CatalogStore):
 
     def delete_cluster(self, cluster: str, if_match: int | None = None) -> bool:
         check_cluster_name(cluster)
-        with self._using("BEGIN IMMEDIATE") as connection:
+        with self._using(_WRITE) as connection:
             row = connection.execute(
                 "SELECT generation FROM clusters WHERE name = ?", (cluster,)
             ).fetchone()
@@ -260,9 +273,21 @@ class SqliteCatalogStore(CatalogStore):
     # --- reads ---------------------------------------------------------------------------------
 
     def get_info(self, cluster: str) -> ClusterInfo | None:
+        """The cluster's info as last committed (the same object while nothing was written)."""
         check_cluster_name(cluster)
         with self._using() as connection:
-            return _info(connection, cluster)
+            # The pragma before the row: a commit between the two leaves a newer info under
+            # the older number, read again at the next call; never an older one kept.
+            (version,) = connection.execute("PRAGMA data_version").fetchone()
+            remembered = self._local.infos
+            if remembered is None or remembered[0] != version:
+                remembered = self._local.infos = (version, {})
+            info = remembered[1].get(cluster)
+            if info is None:
+                info = _info(connection, cluster)
+                if info is not None:  # clusters that exist only: bounded by MAX_CLUSTERS
+                    remembered[1][cluster] = info
+            return info
 
     def list_infos(self) -> list[ClusterInfo]:
         with self._using() as connection:

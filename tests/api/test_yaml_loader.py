@@ -268,6 +268,8 @@ def test_quoted_numbers_and_booleans_stay_on_the_fast_path():
         b"a: 1\n\xef\xbb\xbfb: 2\n",  # a byte-order mark past the start
         b"a: 1\nb: 2\na: 3\n",  # a duplicate key: the PyYAML path names it
         b"a: \x01\n",
+        b"!=\n!=kind: !=",  # ryml makes no document of it; PyYAML refuses the tag
+        b"# nothing but a comment\n",  # no document: the PyYAML path says so
         ("a:\n" + "".join("  " * depth + "b:\n" for depth in range(1, 70))).encode(),
     ],
 )
@@ -568,6 +570,65 @@ def test_two_manifests_concatenated_without_a_separator_are_refused():
 def test_duplicate_keys_are_refused_everywhere(raw, key, line):
     with pytest.raises(MalformedRequest, match=rf'key "{key}" appears twice.*line {line}'):
         load_documents(raw)
+
+
+# Strings that hold `": ` once written as JSON, in every quoting style, with the backslashes and
+# quotes around it that decide whether a JSON writer escapes it.
+SEPARATOR_STRINGS = [
+    "'x\": y'", "'\\\": z'", "'\\'", '"x\\": y"', '"\\\\\\": "', '"a\\\\"', "'\"'",
+    "'\"\": '", "x\": y", "plain", "'{\"k\": \"v\"}'", "|\n  \"a\": b\n  c: \"d\": e",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "'a'", '"b"', "'x\": y'", "'\\'", '"q\\"": r"']),
+            st.sampled_from(SEPARATOR_STRINGS),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.booleans(),
+)
+def test_a_key_twice_is_found_whatever_the_strings_hold(entries, nested):
+    """The fast path finds a key given twice by counting `": ` in ryml's JSON and in orjson's
+    JSON of what it read, laid out alike: strings holding `": ` count in both, so only a key
+    lost to a duplicate (with its value) makes the two differ."""
+    lines = [f"{key}: {value}" for key, value in entries]
+    if nested:
+        lines = ["top:", *(f"  {line}".replace("\n  ", "\n    ") for line in lines), "z: 1"]
+    assert_fast_path_agrees(("\n".join(lines) + "\n").encode())
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"a: 'x\": y'\nb: 1\na: 2\n",  # the lost value held `": ` as well
+        b"a: '\\\": '\na: '\\\": '\n",  # a backslash before it
+        b"- {k: 'v\": w', k: 'v\": w'}\n",
+        b"'x\": y': 1\n'x\": y': 2\n",  # the key itself holds it
+    ],
+)
+def test_a_key_twice_beside_separators_in_strings_still_goes_to_the_pyyaml_path(raw):
+    assert yaml_loader._fast_documents(raw) is None
+    with pytest.raises(MalformedRequest, match="appears twice"):
+        load_documents(raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"a: 1\n--- >\n  folded\n",  # a later document that is a block scalar
+        b"a: 1\n---\n'a quoted document'\n",
+        b"--- |\n  literal\n---\nb: 2\n",
+        b"plain document\n",
+    ],
+)
+def test_a_document_that_is_a_string_goes_to_the_pyyaml_path(raw):
+    assert yaml_loader._fast_documents(raw) is None
+    assert same(load_documents(raw), pyyaml(raw))
 
 
 def test_keys_that_only_share_a_json_spelling_are_not_duplicates():

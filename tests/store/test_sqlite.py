@@ -7,6 +7,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -170,3 +171,72 @@ def test_close_then_use_again(store):
     store.put_settings("prod", ClusterSettings())
     store.close()
     assert store.get_info("prod").generation == 1
+
+
+# Writes one cluster's objects once in a process of its own: another worker of the service.
+OTHER_PROCESS_WRITE = """
+import sys
+import threading
+from app.store.sqlite import SqliteCatalogStore
+from tests.store.objects import runtime
+store = SqliteCatalogStore(sys.argv[1])
+print(store.apply_objects("prod", [runtime(sys.argv[2])]).generation, flush=True)
+store.close()
+"""
+
+
+def _write_in_another_process(path: Path, name: str) -> int:
+    written = subprocess.run(
+        [sys.executable, "-c", OTHER_PROCESS_WRITE, str(path), name],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert written.returncode == 0, written.stderr
+    return int(written.stdout)
+
+
+def test_the_info_is_read_again_only_after_a_write_anywhere(path: Path, store):
+    """The cluster's info is remembered while ``PRAGMA data_version`` stays (no commit by any
+    other connection) and forgotten by this connection's own writes: every write is seen by the
+    next read, whichever process, thread or store made it."""
+    store.put_settings("prod", ClusterSettings())
+    first = store.get_info("prod")
+    assert store.get_info("prod") is first  # nothing written since: not read again
+
+    # A write by this very connection, which data_version does not count.
+    store.apply_objects("prod", [runtime("a")])
+    assert store.get_info("prod").generation == first.generation + 1
+
+    # A write by another process.
+    generation = _write_in_another_process(path, "b")
+    assert store.get_info("prod").generation == generation
+
+    # A write by another thread of this process (its own connection).
+    writer = threading.Thread(target=store.apply_objects, args=("prod", [runtime("c")]))
+    writer.start()
+    writer.join()
+    assert store.get_info("prod").generation == generation + 1
+
+    # Deleted and created again elsewhere: gone at once, then a new incarnation.
+    other = SqliteCatalogStore(path)
+    try:
+        uid = store.get_info("prod").uid
+        other.delete_cluster("prod")
+        assert store.get_info("prod") is None
+        other.put_settings("prod", ClusterSettings())
+        again = store.get_info("prod")
+        assert (again.generation, again.uid != uid) == (1, True)
+    finally:
+        other.close()
+
+
+def test_an_unknown_cluster_is_not_remembered(store):
+    """Only clusters that exist are remembered (at most MAX_CLUSTERS of them): asking for any
+    number of unknown names costs no memory, and one created meanwhile is found."""
+    for n in range(50):
+        assert store.get_info(f"missing-{n}") is None
+    assert store._local.infos[1] == {}
+    store.put_settings("missing-0", ClusterSettings())
+    assert store.get_info("missing-0").generation == 1
