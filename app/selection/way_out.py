@@ -10,7 +10,9 @@ equals, the entry that comes first. docs/behaviours.md says what else is chosen 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .budget import checked
 from .changes import (
@@ -43,11 +45,13 @@ from .checks import (
     RuntimeRow,
 )
 from .constraints import valid_mode
-from .documents import Entry, Runtime
+from .documents import Entry, Model, Runtime
 from .entries import entry_matches, entry_score
 from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
 from .results import Ranking, name_key
 from .sizes import parse_size
+
+T = TypeVar("T")
 
 ROWS_PER_CHECK = 8  # a row's way out costs tens of microseconds per entry
 
@@ -106,11 +110,70 @@ def _size_fixes(checks: RuntimeChecks, runtime: Runtime) -> list[Change]:
     return fixes
 
 
-def _applied(entry: Entry, fixes: list[Fix]) -> Entry:
+class _EntryMemo:
+    """The per-entry answers a way out reads (match, score, fixes), each computed once per
+    distinct entry of a request: a cluster's runtimes repeat a handful of formats and
+    frameworks (the benchmark's 2 466 entries are 494 distinct to the match). Keyed by the
+    fields each function reads; an entry with a diffusion pipeline (not hashable, and rare)
+    is computed every time. The lists held are shared: callers only read them."""
+
+    def __init__(self, checks: RuntimeChecks):
+        self.model, self.provider = checks.model, checks.provider
+        self._matches: dict[tuple[object, ...], bool] = {}
+        self._fixes: dict[tuple[object, ...], list[Fix]] = {}
+        self._scores: dict[tuple[object, ...], int] = {}
+        self._score_fixes: dict[tuple[object, ...], list[Fix]] = {}
+
+    @staticmethod
+    def _match_key(entry: Entry) -> tuple[object, ...] | None:
+        # What entry_matches and entry_fixes read of an entry.
+        if entry.diffusion is not None:
+            return None
+        return (
+            entry.format,
+            entry.framework,
+            entry.architecture,
+            entry.quantization,
+            entry.cache_providers,
+        )
+
+    @staticmethod
+    def _score_key(entry: Entry) -> tuple[object, ...]:
+        # What entry_score and score_fixes read of an entry.
+        return (entry.format, entry.framework, entry.cache_providers, entry.priority)
+
+    def _get(
+        self,
+        table: dict[tuple[object, ...], T],
+        key: tuple[object, ...] | None,
+        compute: Callable[[Model, Entry, str], T],
+        entry: Entry,
+    ) -> T:
+        if key is None:
+            return compute(self.model, entry, self.provider)
+        found = table.get(key)
+        if found is None:
+            found = table[key] = compute(self.model, entry, self.provider)
+        return found
+
+    def matches(self, entry: Entry) -> bool:
+        return self._get(self._matches, self._match_key(entry), entry_matches, entry)
+
+    def fixes(self, entry: Entry) -> list[Fix]:
+        return self._get(self._fixes, self._match_key(entry), entry_fixes, entry)
+
+    def score(self, entry: Entry) -> int:
+        return self._get(self._scores, self._score_key(entry), entry_score, entry)
+
+    def score_fixes(self, entry: Entry) -> list[Fix]:
+        return self._get(self._score_fixes, self._score_key(entry), score_fixes, entry)
+
+
+def _applied(entry: Entry, fixes: Sequence[Fix]) -> Entry:
     return apply_to_entry(entry, [fix for fix in fixes if isinstance(fix, Change)])
 
 
-def _with_index(fixes: list[Fix], index: int) -> list[Change]:
+def _with_index(fixes: Sequence[Fix], index: int) -> list[Change]:
     return [
         Change(fix.check, fix.field, fix.value, index) for fix in fixes if isinstance(fix, Change)
     ]
@@ -120,15 +183,15 @@ class _Eligibility:
     """Checks 6 and 7 over the entries, once per runtime: which entry to change so that some
     entry has ``autoSelect: true`` and the score is above 0, whichever entry check 4 changes."""
 
-    def __init__(self, checks: RuntimeChecks, entries: tuple[Entry, ...]):
-        self.checks = checks
+    def __init__(self, memo: _EntryMemo, entries: tuple[Entry, ...]):
+        self.memo = memo
         self.entries = entries
         self.has_autoselect = any(entry.auto_select is True for entry in entries)
         # The best two (score, -index) of the eligible entries, so that the score with one
         # entry changed is known without scoring the others again.
         self.scores = sorted(
             (
-                (entry_score(checks.model, entry, checks.provider), -index)
+                (memo.score(entry), -index)
                 for index, entry in enumerate(entries)
                 if entry.auto_select is not False
             ),
@@ -149,7 +212,7 @@ class _Eligibility:
         return self._cheapest
 
     def _score_changes(self, entry: Entry, index: int) -> list[Change] | None:
-        fixes = score_fixes(self.checks.model, entry, self.checks.provider)
+        fixes = self.memo.score_fixes(entry)
         if any(isinstance(fix, Blocker) for fix in fixes):
             return None
         changes = _with_index(fixes, index)
@@ -166,10 +229,9 @@ class _Eligibility:
     def changes(self, index: int | None, changed: Entry | None, first_match: int) -> list[Change]:
         """What checks 6 and 7 need once entry ``index`` reads ``changed`` (None: no entry
         changed) and ``first_match`` is the first matching entry."""
-        checks = self.checks
         others = [score for score, minus in self.scores if -minus != index]
         if changed is not None and changed.auto_select is not False:
-            others.append(entry_score(checks.model, changed, checks.provider))
+            others.append(self.memo.score(changed))
         if max(others, default=0) > 0:
             if self.has_autoselect:
                 return []
@@ -190,21 +252,19 @@ class _Eligibility:
         return self._score_changes(self.entries[chosen], chosen) or []
 
 
-def _entry_plan(checks: RuntimeChecks, runtime: Runtime) -> tuple[str, list[Change] | str]:
+def _entry_plan(memo: _EntryMemo, runtime: Runtime) -> tuple[str, list[Change] | str]:
     """Checks 4, 6 and 7: the reason group of check 4, and the entry changes with the fewest
     changes (or why none can)."""
-    model, provider, entries = checks.model, checks.provider, runtime.entries
+    entries = runtime.entries
     if not entries:
         return LABEL_NO_FORMATS, NO_ENTRIES
-    matching = [
-        i for i, e in enumerate(checked(entries, every=64)) if entry_matches(model, e, provider)
-    ]
-    eligibility = _Eligibility(checks, entries)
+    matching = [i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)]
+    eligibility = _Eligibility(memo, entries)
     if matching:
         return "", eligibility.changes(None, None, matching[0])
     best: tuple[tuple[bool, int, int], str, list[Fix], int] | None = None
     for index, entry in enumerate(checked(entries, every=64)):
-        fixes = entry_fixes(model, entry, provider)
+        fixes = memo.fixes(entry)
         blocked = any(isinstance(fix, Blocker) for fix in fixes)
         rank = (blocked, len(fixes), index)
         if best is None or rank < best[0]:
@@ -219,12 +279,15 @@ def _entry_plan(checks: RuntimeChecks, runtime: Runtime) -> tuple[str, list[Chan
     return label, own + eligibility.changes(index, changed, index)
 
 
-def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
-    """The way out of a ``No`` row; None for a ``Yes`` row."""
+def way_out(
+    checks: RuntimeChecks, row: RuntimeRow, memo: _EntryMemo | None = None
+) -> WayOut | None:
+    """The way out of a ``No`` row; None for a ``Yes`` row. ``memo``: the request's answers
+    per entry, shared between its rows (way_outs)."""
     if row.compatible:
         return None
     runtime = row.runtime
-    label, plan = _entry_plan(checks, runtime)
+    label, plan = _entry_plan(memo or _EntryMemo(checks), runtime)
     if row.failed_check != CHECK_FORMAT:
         label = _row_label(checks, row)
     if isinstance(plan, str):
@@ -258,7 +321,8 @@ def way_outs(ranking: Ranking) -> tuple[WayOut | None, ...]:
     checks = ranking.checks
     if checks is None:  # a model that is not Ready: no row
         return (None,) * len(ranking.rows)
-    return tuple(way_out(checks, row) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
+    memo = _EntryMemo(checks)
+    return tuple(way_out(checks, row, memo) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
 
 
 def _unique(labels: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from app.schemas.requests import load_rank_request
 from app.selection.entry_fixes import version_accepting
 from app.selection.ranking import Ranking, rank_runtimes
 from app.selection.versions import versions_match
-from app.selection.way_out import WayOut, exclusion_summary, way_outs
+from app.selection.way_out import WayOut, exclusion_summary, way_out, way_outs
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 _KEY = re.compile(r'([^.\[]+)|\["([^"]*)"\]')
@@ -352,6 +352,7 @@ def requests(draw):
 @given(requests())
 def test_the_changes_of_a_way_out_make_the_runtime_qualify(body):
     ranking = _rank(body)
+    _assert_the_shared_memo_changes_nothing(body)
     assert len(ranking.way_outs) == len(ranking.rows)
     for index, (row, out) in enumerate(zip(ranking.rows, ranking.way_outs, strict=True)):
         if row.compatible:
@@ -370,3 +371,48 @@ def test_the_changes_of_a_way_out_make_the_runtime_qualify(body):
         )
     else:
         assert ranking.summary is None
+
+
+def _assert_the_shared_memo_changes_nothing(body: dict) -> None:
+    """way_outs computes each entry's match, score and fixes once per request (a memo keyed by
+    the fields they read): the same ways out as each row on its own."""
+    ranking = rank_runtimes(load_rank_request(body, {}))
+    if ranking.checks is None:
+        return
+    alone = tuple(way_out(ranking.checks, row) for row in ranking.rows)
+    assert way_outs(ranking) == alone
+
+
+def test_the_shared_memo_changes_nothing_on_the_benchmark_s_runtimes():
+    from bench.manifests import rank_request_body
+
+    _assert_the_shared_memo_changes_nothing(rank_request_body(300))
+
+
+def test_the_shared_memo_tells_apart_entries_that_differ_in_any_field_it_reads():
+    """Runtimes whose entries differ in one field each, every row a ``No`` (disabled) so that
+    each has a way out, in both orders: an entry's memo key leaving out a field the rules read
+    would hand one runtime another's answer."""
+    variants = [
+        entry(),
+        entry(modelCacheProviders=["fleet"]),
+        entry(modelCacheProviders=["local"]),
+        entry(format_version="2.0.0"),
+        entry(format_version="1.0.0", operator="GreaterThan"),
+        entry(framework_version="4.46.0"),
+        entry(framework=None, framework_version=None),
+        entry(architecture="MistralForCausalLM"),
+        entry(quantization="fp8"),
+        entry(weight=-3),
+        entry(weight=-3, priority=4),
+        entry(framework_weight=-30),
+        entry(format_name="onnx"),
+        entry(auto_select=False),
+        entry(auto_select=None),
+    ]
+    for ordered in (variants, variants[::-1]):
+        runtimes = [
+            runtime_doc(f"r{i}", variant, disabled=True) for i, variant in enumerate(ordered)
+        ]
+        body = rank_body(model_doc(distribution="Sharded"), *runtimes, modelCacheProvider="fleet")
+        _assert_the_shared_memo_changes_nothing(body)
