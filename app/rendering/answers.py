@@ -57,6 +57,8 @@ def rank_answer(ranking: Ranking, output: str) -> Answer:
     refused = _model_not_ready(ranking)
     if refused is not None:
         return refused
+    if output == OUTPUT_TEXT:  # the table reads the rows alone: no ways out, no JSON body
+        return rendered(None, output, lambda: explain_table(ranking))
     return rendered(ranking_body(ranking), output, lambda: explain_table(ranking))
 
 
