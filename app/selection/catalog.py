@@ -150,11 +150,6 @@ class CatalogView:
             accelerator_classes_known=self.classes_known,
         )
 
-    def class_names(self) -> frozenset[str] | None:
-        """The names of the cluster's classes when they are known (rules §20.8), else None."""
-        known = classes_known(self.classes_known, len(self.classes))
-        return frozenset(accelerator.name for accelerator in self.classes) if known else None
-
 
 def model_not_found(name: str) -> str:
     """OME's text when its model lookup fails (rules §17)."""
@@ -254,13 +249,9 @@ class _Placer:
             {accelerator.name: accelerator for accelerator in view.classes},
             classes_known(view.classes_known, len(view.classes)),
         )
-
         # InferenceServices that ask one question with equal accelerator fields (the common
         # case: many services of one spec) get one placement.
         self._placed: dict[tuple[Question, AcceleratorRequest], Placement | None] = {}
-
-    def read(self, request: RankRequest, ranking: Ranking) -> RuntimeRead | None:
-        return read_selected_runtime(request, ranking)
 
     def place(
         self, model: Model, read: RuntimeRead | None, isvc: InferenceService | None
@@ -367,7 +358,7 @@ def selections(view: CatalogView, *, namespace: str | None = None) -> list[Selec
         if known is None:
             request = view.rank_request(model, isvc)
             ranking = rank_runtimes(request)
-            known = rankings[question] = (ranking, placer.read(request, ranking))
+            known = rankings[question] = (ranking, read_selected_runtime(request, ranking))
         ranking, read = known
         placement = placer.place_service(question, model, read, isvc)
         rows.append(ranked_row(isvc_namespace, isvc.name, model.name, ranking, placement))
@@ -396,7 +387,7 @@ def unnamed_model_rows(view: CatalogView) -> list[SelectionRow]:
     for model in _unnamed(ModelLookup(view.models), view.services):
         request = view.rank_request(model)
         ranking = rank_runtimes(request)
-        placement = placer.place(model, placer.read(request, ranking), None)
+        placement = placer.place(model, read_selected_runtime(request, ranking), None)
         namespace = ranking.namespace if model.namespace is None else model.namespace
         rows.append(ranked_row(namespace, "", model.name, ranking, placement))
     rows.sort(key=lambda row: (text_key(row.namespace), text_key(row.model)))
