@@ -22,7 +22,7 @@ def create_app(config: Config | None = None) -> Flask:
 
     from . import cache, catalog, web
     from .api import cluster_answers, clusters, docs, impact, lint, operations, ranking, selections
-    from .http import compression, deadline, errors, observability, polls, query
+    from .http import collector, compression, deadline, errors, observability, polls, query
 
     # First, so that its before_request hook (request id, timer) runs before any other.
     observability.init_app(app)
@@ -49,6 +49,8 @@ def create_app(config: Config | None = None) -> Flask:
         web,
     ):
         app.register_blueprint(module.bp)
-    # In front of Flask's own WSGI callable: polls of a catalog's answer this worker holds.
+    # Flask's own WSGI callable runs with the cyclic collector paused (app/http/collector.py).
+    app.wsgi_app = collector.CollectorPause(app.wsgi_app)  # type: ignore[method-assign]
+    # In front of it: polls of a catalog's answer this worker holds.
     app.wsgi_app = polls.PollAnswers(app)  # type: ignore[method-assign]
     return app
