@@ -320,3 +320,38 @@ def test_runtimes_sort_after_every_other_member_of_the_key_document():
     # canonical_inputs splices the runtimes in last, which is canonical only while they sort last.
     others = [field.name for field in dataclasses.fields(RankRequest) if field.name != "runtimes"]
     assert max([*others, "endpoint", "output", "rules"]) < "runtimes"
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("\ud800", "\udc00"),  # lone surrogates: orjson refuses them, the stdlib escapes them
+        ("é", "e"),
+        ("\ud800", "\\ud800"),  # an escape and the text of one
+    ],
+)
+def test_runtimes_orjson_cannot_encode_still_get_distinct_keys(first, second):
+    # Runtime encodings come from orjson, or from the stdlib where orjson refuses a value:
+    # either way, two runtimes that differ in one annotation never share a key.
+    def with_mode(mode: str) -> str:
+        body = _body()
+        body["runtimes"][0]["spec"]["engineConfig"] = {
+            "annotations": {"ome.io/deploymentMode": mode}
+        }
+        return _key(body)
+
+    assert with_mode(first) != with_mode(second)
+    assert with_mode(first) == with_mode(first)
+
+
+def test_accelerator_configs_past_64_bits_get_distinct_keys():
+    def with_config(config: dict) -> str:
+        body = _body()
+        body["runtimes"][0]["spec"]["supportedModelFormats"][0]["acceleratorConfig"] = config
+        return _key(body)
+
+    big = 2**70
+    assert with_config({"n": big}) != with_config({"n": big + 1})
+    assert with_config({"n": big, "m": 1}) == with_config({"m": 1, "n": big})  # keys sorted
+    assert with_config({"n": 1, "m": 2}) == with_config({"m": 2, "n": 1})
+    assert with_config({"n": 1}) != with_config({"n": True})

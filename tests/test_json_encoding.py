@@ -1,0 +1,81 @@
+"""``to_json`` (orjson, put right where it writes otherwise) gives the stdlib's bytes for every
+answer: the answers' byte-identity tests rely on it, and so does every cached ETag."""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.rendering.encode import to_json
+
+
+def stdlib(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+# Every code point, lone surrogates included (JSON's \ud800 decodes to one).
+_text = st.text(st.characters(codec=None, categories=None), max_size=12)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()  # past 64 bits too
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _text
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_text, inner, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400)
+@given(_values)
+def test_any_json_value_encodes_as_the_stdlib_does(value):
+    assert to_json(value) == stdlib(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "\x7f",  # DEL: ASCII, but escaped by the stdlib
+        "é × 😀 \u2028 \ufeff",
+        "\\é",  # an escaped backslash next to an escape
+        "\\xe9 \\U0001f600",  # what an escape would look like, written out
+        "\ud800 \udfff",
+        "".join(chr(0xA0 + i) for i in range(40)),  # many distinct: the stdlib's pass
+        {"é": ["×", {"😀": "e-5"}]},
+        {1: "a", None: "b", 2.5: "c"},  # keys the stdlib writes as strings
+        [1e-5, -1.6e-7, 9.999999999999999e-05, 1e-4, 0.0001, 5e-324, 1e16, 1e22, -0.0],
+        [2**63, 2**64, -(2**63) - 1, 10**30],
+        ["runtime-1e-5", "0.0000 in a string"],  # look like small floats: the slow path
+        (1, (2, 3)),
+    ],
+)
+def test_the_odd_corners(value):
+    assert to_json(value) == stdlib(value)
+
+
+def test_every_float_bit_pattern_sample():
+    # Floats from their bit patterns cover every exponent, where the two formats part ways.
+    values = []
+    for bits in range(0, 2**64, 2**64 // 20011):
+        number = struct.unpack("<d", struct.pack("<Q", bits))[0]
+        if math.isfinite(number):
+            values.append(number)
+    assert to_json(values) == stdlib(values)
+    for number in values:
+        assert to_json(number) == stdlib(number)
+
+
+def test_an_answer_with_the_exclusion_summary():
+    # Every ranking answer's summary holds "×": the path that escapes characters one by one.
+    body = {"summary": "3 runtimes excluded: disabled ×2, size ×1", "score": 0.6971631205673758}
+    assert to_json(body) == stdlib(body)
+    assert b"\\u00d7" in to_json(body)
