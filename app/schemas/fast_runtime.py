@@ -44,12 +44,6 @@ def _opt_bool(value: Any) -> Any:
     return value if value is None or type(value) is bool else _NOT_SIMPLE
 
 
-# A cluster's runtimes name a handful of formats and frameworks, thousands of times: the same
-# (frozen) EntryRef serves every entry that names the same one. Bounded: cleared when full.
-_REFS: dict[tuple[str, str | None, str | None, int], doc.EntryRef] = {}
-_MAX_REFS = 4096
-
-
 def _entry_ref(value: Any) -> Any:
     if value is None:
         return None
@@ -67,13 +61,7 @@ def _entry_ref(value: Any) -> Any:
         weight = 1  # §1.2
     elif type(weight) is not int or not WEIGHT_MIN <= weight <= WEIGHT_MAX:
         return _NOT_SIMPLE
-    key = (name, version, operator, weight)  # exact types: no True == 1 or 1.0 == 1 here
-    ref = _REFS.get(key)
-    if ref is None:
-        if len(_REFS) >= _MAX_REFS:
-            _REFS.clear()
-        ref = _REFS[key] = doc.EntryRef(name, version, operator, weight)
-    return ref
+    return doc.shared_entry_ref(name, version, operator, weight)  # exact types, checked above
 
 
 def _entry(value: Any) -> Any:

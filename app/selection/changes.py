@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .documents import Entry, EntryRef, Runtime, SizeRange
+from .documents import Entry, EntryRef, Runtime, SizeRange, shared_entry_ref
 
 Value = str | bool | int | tuple[str, ...] | None
 
@@ -77,7 +77,9 @@ def _ref(ref: EntryRef | None, key: str, value: Value) -> EntryRef | None:
         operator = _text(value)
     else:
         raise ValueError(f"not a change of an entry's reference: {key}={value!r}")
-    return EntryRef(name, version, operator, weight)
+    if type(name) is not str or type(weight) is not int:  # not the loaded, plain case
+        return EntryRef(name, version, operator, weight)
+    return shared_entry_ref(name, version, operator, weight)
 
 
 _ENTRY_FIELDS = tuple(Entry.__dataclass_fields__)

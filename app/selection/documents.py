@@ -44,6 +44,25 @@ class EntryRef:
     weight: int = 1
 
 
+# A cluster's runtimes name a handful of formats and frameworks, thousands of times: the same
+# (frozen) EntryRef serves every entry that names the same one, which also lets the way out's
+# per-request memo key on identity (way_out.py). Bounded: cleared when full.
+_REFS: dict[tuple[str, str | None, str | None, int], EntryRef] = {}
+_MAX_REFS = 4096
+
+
+def shared_entry_ref(name: str, version: str | None, operator: str | None, weight: int) -> EntryRef:
+    """``EntryRef(name, version, operator, weight)``, the object shared by equal ones. Callers
+    pass exact types (``str``, ``int``): no ``True == 1`` or ``1.0 == 1`` can meet in the key."""
+    key = (name, version, operator, weight)
+    ref = _REFS.get(key)
+    if ref is None:
+        if len(_REFS) >= _MAX_REFS:
+            _REFS.clear()
+        ref = _REFS[key] = EntryRef(name, version, operator, weight)
+    return ref
+
+
 @dataclass(frozen=True, slots=True)
 class PipelineComponent:
     library: str | None = None

@@ -114,8 +114,14 @@ class _EntryMemo:
     """The per-entry answers a way out reads (match, score, fixes), each computed once per
     distinct entry of a request: a cluster's runtimes repeat a handful of formats and
     frameworks (the benchmark's 2 466 entries are 494 distinct to the match). Keyed by the
-    fields each function reads; an entry with a diffusion pipeline (not hashable, and rare)
-    is computed every time. The lists held are shared: callers only read them."""
+    fields each function reads, the format and framework by identity: loading shares one
+    object per distinct reference (fast_runtime), and the memo keeps every entry it computed
+    for alive (a way out's changed entries are made on the fly), so no identity in a key is
+    reused by another object while the memo lasts (two equal references that are distinct
+    objects only cost a second computation). Hashing them by value ran their
+    generated ``__hash__``, a tenth of the way out's time. An entry with a diffusion pipeline
+    (not hashable, and rare) is computed every time. The lists held are shared: callers only
+    read them."""
 
     def __init__(self, checks: RuntimeChecks):
         self.model, self.provider = checks.model, checks.provider
@@ -123,6 +129,7 @@ class _EntryMemo:
         self._fixes: dict[tuple[object, ...], list[Fix]] = {}
         self._scores: dict[tuple[object, ...], int] = {}
         self._score_fixes: dict[tuple[object, ...], list[Fix]] = {}
+        self._alive: list[Entry] = []  # the entries whose references' identities are keys
 
     @staticmethod
     def _match_key(entry: Entry) -> tuple[object, ...] | None:
@@ -130,8 +137,8 @@ class _EntryMemo:
         if entry.diffusion is not None:
             return None
         return (
-            entry.format,
-            entry.framework,
+            id(entry.format),
+            id(entry.framework),
             entry.architecture,
             entry.quantization,
             entry.cache_providers,
@@ -140,7 +147,7 @@ class _EntryMemo:
     @staticmethod
     def _score_key(entry: Entry) -> tuple[object, ...]:
         # What entry_score and score_fixes read of an entry.
-        return (entry.format, entry.framework, entry.cache_providers, entry.priority)
+        return (id(entry.format), id(entry.framework), entry.cache_providers, entry.priority)
 
     def _get(
         self,
@@ -154,6 +161,7 @@ class _EntryMemo:
         found = table.get(key)
         if found is None:
             found = table[key] = compute(self.model, entry, self.provider)
+            self._alive.append(entry)
         return found
 
     def matches(self, entry: Entry) -> bool:

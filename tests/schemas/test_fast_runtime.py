@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from app.schemas import fast_runtime
 from app.schemas.documents import runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
+from app.selection import documents
 from bench.manifests import rank_request_body
 from tests.builders import entry, runtime_doc
 
@@ -277,6 +277,6 @@ def test_a_shared_format_reference_is_never_served_for_another_value():
         changed = copy.deepcopy(plain)
         changed["spec"]["supportedModelFormats"][0]["modelFormat"]["weight"] = odd
         assert load_runtime(changed) is None
-    for index in range(fast_runtime._MAX_REFS + 10):
+    for index in range(documents._MAX_REFS + 10):
         load_runtime(runtime_doc("b", entry(format_name=f"format-{index}")))
-    assert len(fast_runtime._REFS) <= fast_runtime._MAX_REFS
+    assert len(documents._REFS) <= documents._MAX_REFS
