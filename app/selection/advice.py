@@ -8,8 +8,8 @@ from typing import TypedDict
 
 from .budget import checked
 from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow, compatible_score
-from .documents import Entry, Runtime
-from .entries import entry_matches, entry_score
+from .documents import Entry, Model, Runtime
+from .entries import entry_score
 from .results import distance_order, name_scope_key
 
 
@@ -65,6 +65,11 @@ def _wins_a_tie(row: RuntimeRow, other: RuntimeRow) -> bool:
     return name_scope_key(row) < name_scope_key(other)
 
 
+def _unit_score(model: Model, entry: Entry, provider: str) -> int:
+    """The entry's score at priority 1: what each unit of priority adds."""
+    return entry_score(model, replace(entry, priority=1), provider)
+
+
 def best_entry(checks: RuntimeChecks, runtime: Runtime) -> tuple[int, Entry, int] | None:
     """(index, entry, score per unit of priority) of the ``autoSelect``-eligible entry whose
     score grows most with its priority; the first of equals."""
@@ -72,7 +77,8 @@ def best_entry(checks: RuntimeChecks, runtime: Runtime) -> tuple[int, Entry, int
     for index, entry in enumerate(runtime.entries):
         if entry.auto_select is False:
             continue
-        unit = entry_score(checks.model, replace(entry, priority=1), checks.provider)
+        key = (id(entry.format), id(entry.framework), entry.cache_providers)  # entry_memo
+        unit = checks.entries.cached("unit_score", key, _unit_score, entry)
         if best is None or unit > best[2]:
             best = (index, entry, unit)
     return best
@@ -147,6 +153,6 @@ def _autoselect_advice(checks: RuntimeChecks, row: RuntimeRow) -> RowAdvice:
     if row.failed_check != CHECK_AUTOSELECT:
         return NO_ADVICE
     for index, entry in enumerate(row.runtime.entries):
-        if entry_matches(checks.model, entry, checks.provider):
+        if checks.entries.matches(entry):
             return RowAdvice(None, {"entry": index, "autoSelect": True})
     return NO_ADVICE

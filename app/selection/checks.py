@@ -17,13 +17,11 @@ from .constraints import (
 from .documents import Entry, RankRequest, Runtime
 from .entries import (
     configured_provider,
-    entry_matches,
-    entry_mismatch,
-    entry_score,
     model_format,
     model_label,
     row_weight,
 )
+from .entry_memo import EntryMemo
 from .sizes import parse_size
 
 # rules §14: before this OME version a one-bound modelSizeRange is unsupported.
@@ -156,6 +154,7 @@ class RuntimeChecks:
         raw_size = request.model.parameter_size
         self.size = None if raw_size is None else parse_size(raw_size)
         self.one_bound_unsupported = before_one_bound_ranges(request.ome_version)
+        self.entries = EntryMemo(self.model, self.provider)  # shared with the ways out
 
     def support(self, runtime: Runtime) -> Support:
         """Checks 2–5 of rules §3 (with §9's pre-1.3 check)."""
@@ -164,11 +163,11 @@ class RuntimeChecks:
         mode = deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode)
         if mode is not None:
             return Support(mode, CHECK_MODE, None)
-        model, provider = self.model, self.provider
-        first = next((e for e in runtime.entries if entry_matches(model, e, provider)), None)
+        memo = self.entries
+        first = next((e for e in runtime.entries if memo.matches(e)), None)
         if first is None:
             if runtime.entries:
-                why = "; ".join(entry_mismatch(model, e, provider) for e in runtime.entries)
+                why = "; ".join(memo.mismatch(e) for e in runtime.entries)
             else:
                 why = "no supported formats defined"
             reason = f"model format '{self.label}' not in supported formats: {why}"
@@ -182,7 +181,9 @@ class RuntimeChecks:
             high = None if bounds.max is None else parse_size(bounds.max)
             if (low is not None and self.size < low) or (high is not None and self.size > high):
                 label = range_label(bounds.min, bounds.max)
-                reason = f"model size {model.parameter_size} is outside supported range {label}"
+                reason = (
+                    f"model size {self.model.parameter_size} is outside supported range {label}"
+                )
                 return Support(reason, CHECK_SIZE, first)
         return Support(None, None, first)
 
@@ -191,7 +192,7 @@ class RuntimeChecks:
         best = 0
         for entry in runtime.entries:
             if entry.auto_select is not False:
-                best = max(best, entry_score(self.model, entry, self.provider))
+                best = max(best, self.entries.score(entry))
         return best
 
     def distance(self, runtime: Runtime, size: float) -> float:

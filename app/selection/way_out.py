@@ -10,9 +10,8 @@ equals, the entry that comes first. docs/behaviours.md says what else is chosen 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from .budget import checked
 from .changes import (
@@ -45,13 +44,12 @@ from .checks import (
     RuntimeRow,
 )
 from .constraints import valid_mode
-from .documents import Entry, Model, Runtime
-from .entries import entry_matches, entry_score
+from .documents import Entry, Runtime
+from .entries import entry_matches
 from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
+from .entry_memo import match_key, score_key
 from .results import Ranking, name_key
 from .sizes import parse_size
-
-T = TypeVar("T")
 
 ROWS_PER_CHECK = 8  # a row's way out costs tens of microseconds per entry
 
@@ -111,70 +109,19 @@ def _size_fixes(checks: RuntimeChecks, runtime: Runtime) -> list[Change]:
 
 
 class _EntryMemo:
-    """The per-entry answers a way out reads (match, score, fixes), each computed once per
-    distinct entry of a request: a cluster's runtimes repeat a handful of formats and
-    frameworks (the benchmark's 2 466 entries are 494 distinct to the match). Keyed by the
-    fields each function reads, the format and framework by identity: loading shares one
-    object per distinct reference (fast_runtime), and the memo keeps every entry it computed
-    for alive (a way out's changed entries are made on the fly), so no identity in a key is
-    reused by another object while the memo lasts (two equal references that are distinct
-    objects only cost a second computation). Hashing them by value ran their
-    generated ``__hash__``, a tenth of the way out's time. An entry with a diffusion pipeline
-    (not hashable, and rare) is computed every time. The lists held are shared: callers only
-    read them."""
+    """The request's per-entry memo (entry_memo.py, shared with the ranking's checks) with what
+    a way out adds: the fixes of an entry and of its score."""
 
     def __init__(self, checks: RuntimeChecks):
-        self.model, self.provider = checks.model, checks.provider
-        self._matches: dict[tuple[object, ...], bool] = {}
-        self._fixes: dict[tuple[object, ...], list[Fix]] = {}
-        self._scores: dict[tuple[object, ...], int] = {}
-        self._score_fixes: dict[tuple[object, ...], list[Fix]] = {}
-        self._alive: list[Entry] = []  # the entries whose references' identities are keys
-
-    @staticmethod
-    def _match_key(entry: Entry) -> tuple[object, ...] | None:
-        # What entry_matches and entry_fixes read of an entry.
-        if entry.diffusion is not None:
-            return None
-        return (
-            id(entry.format),
-            id(entry.framework),
-            entry.architecture,
-            entry.quantization,
-            entry.cache_providers,
-        )
-
-    @staticmethod
-    def _score_key(entry: Entry) -> tuple[object, ...]:
-        # What entry_score and score_fixes read of an entry.
-        return (id(entry.format), id(entry.framework), entry.cache_providers, entry.priority)
-
-    def _get(
-        self,
-        table: dict[tuple[object, ...], T],
-        key: tuple[object, ...] | None,
-        compute: Callable[[Model, Entry, str], T],
-        entry: Entry,
-    ) -> T:
-        if key is None:
-            return compute(self.model, entry, self.provider)
-        found = table.get(key)
-        if found is None:
-            found = table[key] = compute(self.model, entry, self.provider)
-            self._alive.append(entry)
-        return found
-
-    def matches(self, entry: Entry) -> bool:
-        return self._get(self._matches, self._match_key(entry), entry_matches, entry)
+        self.memo = checks.entries
+        self.matches = self.memo.matches
+        self.score = self.memo.score
 
     def fixes(self, entry: Entry) -> list[Fix]:
-        return self._get(self._fixes, self._match_key(entry), entry_fixes, entry)
-
-    def score(self, entry: Entry) -> int:
-        return self._get(self._scores, self._score_key(entry), entry_score, entry)
+        return self.memo.cached("fixes", match_key(entry), entry_fixes, entry)
 
     def score_fixes(self, entry: Entry) -> list[Fix]:
-        return self._get(self._score_fixes, self._score_key(entry), score_fixes, entry)
+        return self.memo.cached("score_fixes", score_key(entry), score_fixes, entry)
 
 
 def _applied(entry: Entry, fixes: Sequence[Fix]) -> Entry:
