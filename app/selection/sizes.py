@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 # Fast path: the plain decimals that almost every size string is. With an
 # exponent of at most four digits Go's exponent accumulator never saturates,
@@ -139,7 +140,24 @@ def _underscore_ok(text: str) -> bool:
     return saw != "_"
 
 
+# A request reads the same few size strings thousands of times (each runtime's bounds, by the
+# checks, the distance, the warnings and the ways out): parsed once per process while short.
+_CACHED_SIZE_LENGTH = 64
+
+
 def parse_size(text: str) -> float:
+    """Number of parameters OME reads from a size string (rules §9). Never raises."""
+    if len(text) <= _CACHED_SIZE_LENGTH:
+        return _parse_size_cached(text)
+    return _parse_size(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse_size_cached(text: str) -> float:
+    return _parse_size(text)
+
+
+def _parse_size(text: str) -> float:
     """Number of parameters OME reads from a size string (rules §9). Never raises.
 
     Unreadable numbers give 0.0 silently, as in OME. The product is one IEEE

@@ -44,6 +44,12 @@ class Version:
         return (self.major, self.minor, self.patch, self.pre, self.build, self.dev)
 
 
+# Versions this long or shorter are parsed (and pairs of them matched) once per process, in the
+# caches below: a request holds a handful of distinct ones, read thousands of times. Longer ones
+# are parsed each time, so that a cache never holds more than 4096 short strings.
+_CACHED_VERSION_LENGTH = 64
+
+
 def _numeric(text: str) -> int | None:
     if not text or not _ASCII_DIGITS.issuperset(text):
         return None
@@ -60,9 +66,19 @@ def _split_list(text: str) -> tuple[bytes, ...] | None:
     return tuple(item.encode("utf-8", "surrogatepass") for item in items)
 
 
-@lru_cache(maxsize=4096)
 def parse_version(text: str) -> Version | None:
     """The parsed version, or ``None`` when OME's parser errors (it then never matches)."""
+    if len(text) <= _CACHED_VERSION_LENGTH:
+        return _parse_version_cached(text)
+    return _parse_version(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse_version_cached(text: str) -> Version | None:
+    return _parse_version(text)
+
+
+def _parse_version(text: str) -> Version | None:
     if not text:
         return None
     parts = text.split(".", 2)
@@ -106,6 +122,17 @@ def versions_match(model_version: str, entry_version: str, operator: str | None)
     rules §8: the entry's version is the left operand, so ``GreaterThan 4.46``
     accepts models *below* 4.46 — OME's behaviour, kept on purpose.
     """
+    if len(model_version) <= _CACHED_VERSION_LENGTH >= len(entry_version):
+        return _versions_match_cached(model_version, entry_version, operator)
+    return _versions_match(model_version, entry_version, operator)
+
+
+@lru_cache(maxsize=4096)
+def _versions_match_cached(model_version: str, entry_version: str, operator: str | None) -> bool:
+    return _versions_match(model_version, entry_version, operator)
+
+
+def _versions_match(model_version: str, entry_version: str, operator: str | None) -> bool:
     model = parse_version(model_version)
     entry = parse_version(entry_version)
     if model is None or entry is None:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
+from app.schemas import fast_runtime
 from app.schemas.documents import runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
 from app.selection import documents
@@ -98,7 +99,9 @@ def _places(value):
 def mutated_runtimes(draw):
     """A valid runtime document, then up to two members replaced by odd values or removed,
     or the odd keys the schema does not know added: the corners between valid and not."""
-    value = draw(RUNTIME)
+    # A copy: st.just and sampled_from hand out the same objects to every example, and the
+    # members replaced below would otherwise change them for the examples after this one.
+    value = copy.deepcopy(draw(RUNTIME))
     for _ in range(draw(st.integers(0, 2))):
         places = list(_places(value))
         container, key = draw(st.sampled_from(places))
@@ -280,3 +283,36 @@ def test_a_shared_format_reference_is_never_served_for_another_value():
     for index in range(documents._MAX_REFS + 10):
         load_runtime(runtime_doc("b", entry(format_name=f"format-{index}")))
     assert len(documents._REFS) <= documents._MAX_REFS
+
+
+def test_a_shared_entry_is_never_served_for_another_value():
+    """Plain entries with the same fields share one Entry; any field told apart gives another,
+    an entry with an acceleratorConfig (a dict) gets its own, and the shared ones stay bounded."""
+    plain = entry(weight=2, priority=3)
+    first = load_runtime(runtime_doc("a", plain)).entries[0]
+    assert load_runtime(runtime_doc("b", copy.deepcopy(plain))).entries[0] is first
+    for field, value in (
+        ("name", "other"),
+        ("modelArchitecture", "Other"),
+        ("quantization", "fp8"),
+        ("autoSelect", False),
+        ("priority", 1),
+        ("modelCacheProviders", ["oci"]),
+        ("version", "2"),
+    ):
+        changed = copy.deepcopy(plain)
+        changed[field] = value
+        other = load_runtime(runtime_doc("c", changed)).entries[0]
+        assert other is not first
+        assert other == load_runtime(runtime_doc("d", copy.deepcopy(changed))).entries[0]
+    for ref, key, value in (("modelFormat", "version", "9"), ("modelFramework", "weight", 7)):
+        changed = copy.deepcopy(plain)
+        changed[ref][key] = value
+        assert load_runtime(runtime_doc("e", changed)).entries[0] != first
+    configured = dict(copy.deepcopy(plain), acceleratorConfig={"tp": 2})
+    one = load_runtime(runtime_doc("f", configured)).entries[0]
+    assert one.accelerator_config == {"tp": 2}
+    assert load_runtime(runtime_doc("g", copy.deepcopy(configured))).entries[0] is not one
+    for index in range(fast_runtime._MAX_ENTRIES + 10):
+        load_runtime(runtime_doc("h", entry(name=f"entry-{index}")))
+    assert len(fast_runtime._ENTRIES) <= fast_runtime._MAX_ENTRIES

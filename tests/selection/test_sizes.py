@@ -266,3 +266,13 @@ def test_parse_size_never_raises(text: str) -> None:
 def test_is_plain_size_agrees_with_regex(text: str) -> None:
     expected = re.fullmatch(r"[0-9]+(\.[0-9]+)?[TBM]?", text, flags=re.ASCII) is not None
     assert is_plain_size(text) is expected
+
+
+@pytest.mark.parametrize("text", ["7B", "1.5e3M", "0x1p4B", "x" * 64, "1" * 65 + "B", "9" * 400])
+def test_cached_and_uncached_paths_agree_and_long_strings_are_not_kept(text):
+    from app.selection import sizes
+
+    before = sizes._parse_size_cached.cache_info().currsize
+    assert sizes.parse_size(text) == sizes._parse_size(text)
+    if len(text) > 64:
+        assert sizes._parse_size_cached.cache_info().currsize == before

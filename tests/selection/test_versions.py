@@ -124,3 +124,25 @@ def test_parse_never_raises(text):
     parsed = parse_version(text)
     if parsed is not None:
         assert versions_match(text, text, None)
+
+
+@pytest.mark.parametrize("length", [6, 64, 65, 5000])
+def test_cached_and_uncached_paths_agree_and_long_strings_are_not_kept(length):
+    """Short versions are parsed and matched once per process; a longer one is parsed each
+    time, so that no cache holds a request's long strings (4096 of them could be gigabytes)."""
+    from app.selection import versions
+
+    text = "1.2.3-" + "a" * (length - 6)
+    caches = (versions._parse_version_cached, versions._versions_match_cached)
+    sizes = [cache.cache_info().currsize for cache in caches]
+    for model, entry_version, operator in (
+        (text, text, None),
+        ("1.2.3", text, "GreaterThan"),
+        (text, "1.2.3-a", "GreaterThanOrEqual"),
+    ):
+        expected = versions._versions_match(model, entry_version, operator)
+        assert versions.versions_match(model, entry_version, operator) is expected
+        assert versions.parse_version(text) == versions._parse_version(text)
+    grown = [cache.cache_info().currsize > size for cache, size in zip(caches, sizes, strict=True)]
+    if length > 64:
+        assert grown == [False, False]
