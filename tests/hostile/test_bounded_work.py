@@ -92,15 +92,16 @@ def slow_service(start_service):
 @pytest.mark.parametrize(
     ("path", "body"),
     [
-        ("/v1/selections", body_of(400, 600)),
-        ("/v1/lint", body_of(400, 600, services=400)),
-        ("/v1/impact", impact_body(200, 600)),
+        ("/v1/selections", body_of(1200, 600)),
+        ("/v1/lint", body_of(1200, 600, services=1200)),
+        ("/v1/impact", impact_body(600, 600)),
     ],
     ids=["selections", "lint", "impact"],
 )
 def test_work_past_the_deadline_stops_and_spends_nothing_after(slow_service, path, body):
-    """~240 000 runtime checks (about 7 s of CPU) with a 2 s deadline: the application itself
-    answers 503 at the deadline, its thread returns, and the worker is idle afterwards."""
+    """~720 000 runtime checks (about 6 s of CPU in process, three times the deadline) with a
+    2 s deadline: the application itself answers 503 at the deadline, its thread returns, and
+    the worker is idle afterwards."""
     [worker] = slow_service.worker_pids()
     status, headers, answer = slow_service.request("POST", path, body, JSON, timeout=30)
     assert (status, json.loads(answer)["error"]["code"]) == (503, "DeadlineExceeded")
@@ -115,7 +116,7 @@ def test_work_past_the_deadline_stops_and_spends_nothing_after(slow_service, pat
 def test_open_work_never_takes_the_last_thread(slow_service):
     """Two long anonymous requests on a worker of two threads: they run one after the other,
     and a catalog request sent after them is answered while they run."""
-    long = body_of(400, 600)
+    long = body_of(1200, 600)  # ~6 s of CPU each
     finished: dict[str, float] = {}
 
     def post(name: str):
