@@ -4,9 +4,8 @@ A ranking request builds one large graph that lives exactly as long as the reque
 body, its documents, the rows, the answer. Reference counting frees all of it when the request
 ends, and almost none of it is cyclic, but the collector does not know that: every 700 new
 objects it runs, and the longer the request, the more of the graph each of its passes walks
-again (a full pass walks the whole heap whenever it has grown by a quarter). For 1 000 runtimes
-that was about a quarter of a cold request; for 5 000, over a third, which made the cost grow
-faster than the body.
+again (a full pass walks the whole heap whenever it has grown by a quarter), so the cost grew
+faster than the body (bench/README.md, round 5, has the figures).
 
 So while at least one request of this process is inside the app, the collector is off; when the
 last one leaves, it is back on, and its next pass finds the cycles the requests left, if any.
@@ -27,8 +26,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 # Objects (that the collector tracks: containers, not strings or numbers) allocated and still
-# alive since its last pass. A 5 000-runtime ranking holds about 250 000 at its peak, so this is
-# several of the largest requests in flight at once before a pass runs.
+# alive since its last pass: several times what the largest ranking holds at its peak, so that
+# only requests in flight together, or kept cycles, reach it.
 MAX_PAUSED_OBJECTS = 2_000_000
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]

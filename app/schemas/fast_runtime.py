@@ -64,9 +64,8 @@ def _entry_ref(value: Any) -> Any:
     return doc.shared_entry_ref(name, version, operator, weight)  # exact types, checked above
 
 
-# Entries repeat across a cluster's runtimes too (the benchmark's 2 466 are 1 431 distinct): one
-# frozen Entry serves every plain one with the same fields (an acceleratorConfig, a dict, makes
-# its own). Bounded: cleared when full.
+# Entries repeat across a cluster's runtimes too: one frozen Entry serves every plain one with the
+# same fields (an acceleratorConfig, a dict, makes its own). Bounded: cleared when full.
 _ENTRIES: dict[tuple, doc.Entry] = {}
 _MAX_ENTRIES = 4096
 

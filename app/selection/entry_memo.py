@@ -1,13 +1,13 @@
 """One request's answers per ``supportedModelFormats`` entry (match, mismatch text, score, and
 what a way out reads), each computed once per distinct entry: a cluster's runtimes repeat a
-handful of formats and frameworks (the benchmark's 2 466 entries are 494 distinct to the match).
+handful of formats and frameworks.
 
 Keyed by the fields each function reads, the format and framework by identity: loading shares
 one object per distinct reference (``documents.shared_entry_ref``), and the memo keeps every
 entry it computed for alive (a way out's changed entries are made on the fly), so no identity in
 a key is reused by another object while the memo lasts (two equal references that are distinct
 objects only cost a second computation). Hashing them by value ran their generated
-``__hash__``, a tenth of a way out's time. An entry with a diffusion pipeline (not hashable, and
+``__hash__`` on every lookup. An entry with a diffusion pipeline (not hashable, and
 rare) is computed every time. The values held are shared: callers only read them.
 """
 
