@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.schemas.requests import load_rank_request
+from app.selection.checks import RuntimeChecks
 from app.selection.entry_fixes import version_accepting
 from app.selection.ranking import Ranking, rank_runtimes
 from app.selection.versions import versions_match
@@ -374,12 +375,15 @@ def test_the_changes_of_a_way_out_make_the_runtime_qualify(body):
 
 
 def _assert_the_shared_memo_changes_nothing(body: dict) -> None:
-    """way_outs computes each entry's match, score and fixes once per request (a memo keyed by
-    the fields they read): the same ways out as each row on its own."""
-    ranking = rank_runtimes(load_rank_request(body, {}))
+    """A request computes each entry's match, mismatch, score and fixes once (a memo keyed by
+    the fields they read, entry_memo.py), shared by every row: the same rows and ways out as
+    each runtime checked on its own, with checks (and so a memo) of its own."""
+    request = load_rank_request(body, {})
+    ranking = rank_runtimes(request)
     if ranking.checks is None:
         return
-    alone = tuple(way_out(ranking.checks, row) for row in ranking.rows)
+    assert list(ranking.rows) == [RuntimeChecks(request).row(row.runtime) for row in ranking.rows]
+    alone = tuple(way_out(RuntimeChecks(request), row) for row in ranking.rows)
     assert way_outs(ranking) == alone
 
 
@@ -411,8 +415,12 @@ def test_the_shared_memo_tells_apart_entries_that_differ_in_any_field_it_reads()
         entry(auto_select=None),
     ]
     for ordered in (variants, variants[::-1]):
-        runtimes = [
-            runtime_doc(f"r{i}", variant, disabled=True) for i, variant in enumerate(ordered)
-        ]
-        body = rank_body(model_doc(distribution="Sharded"), *runtimes, modelCacheProvider="fleet")
-        _assert_the_shared_memo_changes_nothing(body)
+        for disabled in (True, False):  # disabled: every row has a way out; else checks 4-7
+            runtimes = [
+                runtime_doc(f"r{i}", variant, disabled=disabled)
+                for i, variant in enumerate(ordered)
+            ]
+            body = rank_body(
+                model_doc(distribution="Sharded"), *runtimes, modelCacheProvider="fleet"
+            )
+            _assert_the_shared_memo_changes_nothing(body)
