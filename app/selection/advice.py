@@ -3,13 +3,12 @@ below the row above (``decidedBy``), and what would make it first (``toWin``, ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypedDict
 
 from .budget import checked
 from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow, compatible_score
-from .documents import Entry, Model, Runtime
-from .entries import entry_score
+from .documents import Entry, Runtime
 from .results import distance_order, name_scope_key
 
 
@@ -65,11 +64,6 @@ def _wins_a_tie(row: RuntimeRow, other: RuntimeRow) -> bool:
     return name_scope_key(row) < name_scope_key(other)
 
 
-def _unit_score(model: Model, entry: Entry, provider: str) -> int:
-    """The entry's score at priority 1: what each unit of priority adds."""
-    return entry_score(model, replace(entry, priority=1), provider)
-
-
 def best_entry(checks: RuntimeChecks, runtime: Runtime) -> tuple[int, Entry, int] | None:
     """(index, entry, score per unit of priority) of the ``autoSelect``-eligible entry whose
     score grows most with its priority; the first of equals."""
@@ -77,8 +71,7 @@ def best_entry(checks: RuntimeChecks, runtime: Runtime) -> tuple[int, Entry, int
     for index, entry in enumerate(runtime.entries):
         if entry.auto_select is False:
             continue
-        key = (id(entry.format), id(entry.framework), entry.cache_providers)  # entry_memo
-        unit = checks.entries.cached("unit_score", key, _unit_score, entry)
+        unit = checks.entries.unit_score(entry)
         if best is None or unit > best[2]:
             best = (index, entry, unit)
     return best

@@ -14,6 +14,7 @@ rare) is computed every time. The values held are shared: callers only read them
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from .documents import Entry, Model
@@ -39,6 +40,10 @@ def match_key(entry: Entry) -> Key | None:
 def score_key(entry: Entry) -> Key:
     """What ``entry_score`` and a way out's score fixes read."""
     return (id(entry.format), id(entry.framework), entry.cache_providers, entry.priority)
+
+
+def _unit_score(model: Model, entry: Entry, provider: str) -> int:
+    return entry_score(model, replace(entry, priority=1), provider)
 
 
 class EntryMemo:
@@ -74,3 +79,7 @@ class EntryMemo:
 
     def score(self, entry: Entry) -> int:
         return self.cached("score", score_key(entry), entry_score, entry)
+
+    def unit_score(self, entry: Entry) -> int:
+        """The entry's score at priority 1: what each unit of priority adds (the advice)."""
+        return self.cached("unit_score", score_key(entry)[:-1], _unit_score, entry)

@@ -45,7 +45,6 @@ from .checks import (
 )
 from .constraints import valid_mode
 from .documents import Entry, Runtime
-from .entries import entry_matches
 from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
 from .entry_memo import match_key, score_key
 from .results import Ranking, name_key
@@ -234,15 +233,13 @@ def _entry_plan(memo: _EntryMemo, runtime: Runtime) -> tuple[str, list[Change] |
     return label, own + eligibility.changes(index, changed, index)
 
 
-def way_out(
-    checks: RuntimeChecks, row: RuntimeRow, memo: _EntryMemo | None = None
-) -> WayOut | None:
-    """The way out of a ``No`` row; None for a ``Yes`` row. ``memo``: the request's answers
-    per entry, shared between its rows (way_outs)."""
+def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
+    """The way out of a ``No`` row; None for a ``Yes`` row. Each entry's answers come from
+    the request's memo, which ``checks`` holds: every row of a ranking shares it."""
     if row.compatible:
         return None
     runtime = row.runtime
-    label, plan = _entry_plan(memo or _EntryMemo(checks), runtime)
+    label, plan = _entry_plan(_EntryMemo(checks), runtime)
     if row.failed_check != CHECK_FORMAT:
         label = _row_label(checks, row)
     if isinstance(plan, str):
@@ -267,7 +264,7 @@ def _row_label(checks: RuntimeChecks, row: RuntimeRow) -> str:
     if check == CHECK_AUTOSELECT:
         return LABEL_AUTOSELECT
     assert check == CHECK_SCORE
-    first = next(e for e in row.runtime.entries if entry_matches(checks.model, e, checks.provider))
+    first = next(e for e in row.runtime.entries if checks.entries.matches(e))
     return LABEL_AUTOSELECT if first.auto_select is not True else LABEL_SCORE
 
 
@@ -276,8 +273,7 @@ def way_outs(ranking: Ranking) -> tuple[WayOut | None, ...]:
     checks = ranking.checks
     if checks is None:  # a model that is not Ready: no row
         return (None,) * len(ranking.rows)
-    memo = _EntryMemo(checks)
-    return tuple(way_out(checks, row, memo) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
+    return tuple(way_out(checks, row) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
 
 
 def _unique(labels: list[str]) -> list[str]:

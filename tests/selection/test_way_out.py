@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.schemas.requests import load_rank_request
+from app.selection.advice import best_entry
 from app.selection.checks import RuntimeChecks
 from app.selection.entry_fixes import version_accepting
 from app.selection.ranking import Ranking, rank_runtimes
@@ -375,9 +376,10 @@ def test_the_changes_of_a_way_out_make_the_runtime_qualify(body):
 
 
 def _assert_the_shared_memo_changes_nothing(body: dict) -> None:
-    """A request computes each entry's match, mismatch, score and fixes once (a memo keyed by
-    the fields they read, entry_memo.py), shared by every row: the same rows and ways out as
-    each runtime checked on its own, with checks (and so a memo) of its own."""
+    """A request computes each entry's match, mismatch, score, score per unit of priority and
+    fixes once (a memo keyed by the fields they read, entry_memo.py), shared by every row: the
+    same rows, ways out and advice as each runtime checked on its own, with checks (and so a
+    memo) of its own."""
     request = load_rank_request(body, {})
     ranking = rank_runtimes(request)
     if ranking.checks is None:
@@ -385,6 +387,9 @@ def _assert_the_shared_memo_changes_nothing(body: dict) -> None:
     assert list(ranking.rows) == [RuntimeChecks(request).row(row.runtime) for row in ranking.rows]
     alone = tuple(way_out(RuntimeChecks(request), row) for row in ranking.rows)
     assert way_outs(ranking) == alone
+    for row in ranking.rows:  # the priority advice's entry and its score per unit
+        runtime = row.runtime
+        assert best_entry(ranking.checks, runtime) == best_entry(RuntimeChecks(request), runtime)
 
 
 def test_the_shared_memo_changes_nothing_on_the_benchmark_s_runtimes():
