@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 from unittest import mock
@@ -572,11 +573,12 @@ def test_duplicate_keys_are_refused_everywhere(raw, key, line):
         load_documents(raw)
 
 
-# Strings that hold `": ` once written as JSON, in every quoting style, with the backslashes and
-# quotes around it that decide whether a JSON writer escapes it.
+# Strings that hold colons, or `": `, once written as JSON, in every quoting style, with the
+# backslashes and quotes around them that decide whether a JSON writer escapes them.
 SEPARATOR_STRINGS = [
     "'x\": y'", "'\\\": z'", "'\\'", '"x\\": y"', '"\\\\\\": "', '"a\\\\"', "'\"'",
     "'\"\": '", "x\": y", "plain", "'{\"k\": \"v\"}'", "|\n  \"a\": b\n  c: \"d\": e",
+    "http://h:8080/p", "'a:b'", '"\\u003a::"', "'::'", "[a:b, 'c:']",
 ]  # fmt: skip
 
 
@@ -584,7 +586,9 @@ SEPARATOR_STRINGS = [
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["a", "b", "'a'", '"b"', "'x\": y'", "'\\'", '"q\\"": r"']),
+            st.sampled_from(
+                ["a", "b", "'a'", '"b"', "'x\": y'", "'\\'", '"q\\"": r"', "'a:b'", "c:d"]
+            ),
             st.sampled_from(SEPARATOR_STRINGS),
         ),
         min_size=1,
@@ -593,9 +597,9 @@ SEPARATOR_STRINGS = [
     st.booleans(),
 )
 def test_a_key_twice_is_found_whatever_the_strings_hold(entries, nested):
-    """The fast path finds a key given twice by counting `": ` in ryml's JSON and in orjson's
-    JSON of what it read, laid out alike: strings holding `": ` count in both, so only a key
-    lost to a duplicate (with its value) makes the two differ."""
+    """The fast path finds a key given twice by counting colons in ryml's JSON and in orjson's
+    JSON of what it read: strings holding colons count in both, so only a key lost to a
+    duplicate (with its value) makes the two differ."""
     lines = [f"{key}: {value}" for key, value in entries]
     if nested:
         lines = ["top:", *(f"  {line}".replace("\n  ", "\n    ") for line in lines), "z: 1"]
@@ -609,6 +613,8 @@ def test_a_key_twice_is_found_whatever_the_strings_hold(entries, nested):
         b"a: '\\\": '\na: '\\\": '\n",  # a backslash before it
         b"- {k: 'v\": w', k: 'v\": w'}\n",
         b"'x\": y': 1\n'x\": y': 2\n",  # the key itself holds it
+        b"a: 'x:y'\nb: 1\na: 'http://h:1'\n",  # colons in both values
+        b"'a:b': 1\n'a:b': '::'\n",
     ],
 )
 def test_a_key_twice_beside_separators_in_strings_still_goes_to_the_pyyaml_path(raw):
@@ -748,3 +754,50 @@ def test_ome_s_shipped_runtimes_take_the_fast_path_with_the_same_values():
 )
 def test_a_quoted_token_followed_by_a_bracket_still_falls_back(text):
     assert yaml_loader._unsure(text)
+
+
+# Text of the bytes the token patterns decide on, in runs long enough to pass _PROBES.
+TOKEN_BYTES = st.text(alphabet="\"'\\\n ,:?-[]{}|>@`%!&*19ab", max_size=60).map(str.encode)
+TOKEN_TEXTS = st.one_of(
+    TOKEN_BYTES,
+    st.tuples(TOKEN_BYTES, st.integers(1, 3 * yaml_loader._PROBES)).map(lambda t: t[0] * t[1]),
+)
+# The loops the unrolled patterns stand for, each a plain alternation per character.
+QUOTED_LOOPS = [
+    (rb'"(?<![^\s,\[{-]")(?:[^"\\\n]|\\.)*"', yaml_loader._QUOTED_TOKENS[0][0]),
+    (rb"'(?<![^\s,\[{-]')(?:[^'\n]|'')*'", yaml_loader._QUOTED_TOKENS[1][0]),
+    (rb'"(?<![^\s,:?-]")(?:[^"\\\n]|\\.)*"[\]}]', dict(yaml_loader._UNSURE)[b'"']),
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(TOKEN_TEXTS)
+def test_the_unrolled_quoted_token_patterns_match_what_their_loops_match(text):
+    for loop, unrolled in QUOTED_LOOPS:
+        expected = [match.span() for match in re.finditer(loop, text)]
+        assert [match.span() for match in unrolled.finditer(text)] == expected, loop
+
+
+@pytest.mark.parametrize(
+    "text", [b"\"a\\\"b\" 'c''d' 'e''\n", b"'x'''\n", b"'' '''' 'a''", b'"\\\n" "\\\\"]']
+)
+def test_the_unrolled_quoted_token_patterns_on_escapes_and_doubled_quotes(text):
+    for loop, unrolled in QUOTED_LOOPS:
+        assert [m.span() for m in unrolled.finditer(text)] == [
+            m.span() for m in re.finditer(loop, text)
+        ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(TOKEN_TEXTS)
+def test_the_token_checks_find_what_a_search_finds(text):
+    """``_matches`` tries the first places a pattern's byte stands, then searches the rest."""
+    for char, pattern in [*yaml_loader._UNSURE, *yaml_loader._NODE_PROPERTIES]:
+        assert yaml_loader._matches(char, pattern, text) == bool(pattern.search(text)), pattern
+
+
+@pytest.mark.parametrize("before", [0, 1, 15, 16, 17, 40])
+def test_a_token_past_the_probes_is_still_found(before):
+    text = b"a]" * before + b" ]"  # `]` after `a` is no token; after a space it is
+    assert yaml_loader._matches(b"]", dict(yaml_loader._UNSURE)[b"]"], text)
+    assert not yaml_loader._matches(b"]", dict(yaml_loader._UNSURE)[b"]"], text[:-2])
