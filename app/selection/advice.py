@@ -9,6 +9,7 @@ from typing import TypedDict
 from .budget import checked
 from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow, compatible_score
 from .documents import Entry, Runtime
+from .frozen import quick_init
 from .results import distance_order, name_scope_key
 
 
@@ -30,6 +31,7 @@ MAX_PRIORITY = 2**31 - 1  # the CRD types priority as int32
 ROWS_PER_CHECK = 32  # a row's advice costs microseconds: a deadline check every 32
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RowAdvice:
     decided_by: str | None = None  # scope | score | distance | name; None on the first Yes row

@@ -71,6 +71,9 @@ def checked(items: Iterable[T], every: int = 1) -> Iterable[T]:
         return items
     if every == 1:
         return _each_checked(items)
+    if isinstance(items, list | tuple) and 0 < len(items) <= every:
+        checkpoint()  # one run: the check now, and no generator (most runtimes' entries)
+        return items
     return _checked_in_runs(items, every)
 
 

@@ -22,6 +22,7 @@ from .entries import (
     row_weight,
 )
 from .entry_memo import EntryMemo
+from .frozen import quick_init
 from .sizes import parse_size
 
 # rules §14: before this OME version a one-bound modelSizeRange is unsupported.
@@ -83,6 +84,7 @@ LABELS = (
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RuntimeRow:
     """One row of the explain table (rules §6); ``failed_check`` is the §3 check a ``No`` row
@@ -131,6 +133,7 @@ def range_label(low: str | None, high: str | None) -> str:
     return f"(-inf, {high}]"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Support:
     """Checks 2-5 of rules §3 on one runtime: the first failure (reason and check number), and

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .frozen import quick_init
+
 if TYPE_CHECKING:  # the placement package reads these documents (rules §20): names only here
     from .placement.classes import AcceleratorClass
     from .placement.requests import AcceleratorRequest
@@ -29,6 +31,7 @@ class ModelRef:
     version: str | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class EntryRef:
     """An entry's ``modelFormat`` / ``modelFramework``.
@@ -114,6 +117,7 @@ class Model:
         return self.distribution == SHARDED
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One item of ``spec.supportedModelFormats``."""
@@ -136,12 +140,14 @@ class Entry:
         return 1 if self.priority is None else self.priority
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SizeRange:
     min: str | None = None
     max: str | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Runtime:
     kind: str  # ServingRuntime | ClusterServingRuntime

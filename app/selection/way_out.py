@@ -47,6 +47,7 @@ from .constraints import valid_mode
 from .documents import Entry, Runtime
 from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
 from .entry_memo import match_key, score_key
+from .frozen import quick_init
 from .results import Ranking, name_key
 from .sizes import parse_size
 
@@ -58,6 +59,7 @@ NO_ENTRIES = (
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class WayOut:
     """The way out of one ``No`` row: ``changes`` (None when no change to the runtime alone
@@ -68,16 +70,21 @@ class WayOut:
     note: str | None = None
 
 
+def _utf8(name: str) -> bytes:
+    return name.encode("utf-8", "surrogatepass")
+
+
 def _runtime_fixes(checks: RuntimeChecks, runtime: Runtime) -> list[Change]:
     """Checks 1, 2, 3 and 5: the runtime-wide fields, each fixed on its own."""
     fixes = []
     if runtime.is_disabled:
         fixes.append(Change(LABEL_DISABLED, DISABLED, False))
     required = checks.accelerators
-    offered = runtime.accelerator_classes or ()
-    missing = sorted(required - set(offered), key=lambda c: c.encode("utf-8", "surrogatepass"))
-    if required and missing:
-        fixes.append(Change(LABEL_ACCELERATOR, ACCELERATOR_CLASSES, (*offered, *missing)))
+    if required:
+        offered = runtime.accelerator_classes or ()
+        missing = sorted(required.difference(offered), key=_utf8)
+        if missing:
+            fixes.append(Change(LABEL_ACCELERATOR, ACCELERATOR_CLASSES, (*offered, *missing)))
     for field, wanted, annotation in (
         (ENGINE_MODE, checks.engine_mode, runtime.engine_mode_annotation),
         (DECODER_MODE, checks.decoder_mode, runtime.decoder_mode_annotation),

@@ -86,6 +86,24 @@ def test_the_rules_stop_inside_their_loops_once_the_deadline_has_passed(name, cl
     assert clock.readings <= halfway + 2  # stopped at the check that saw it, not at the end
 
 
+@pytest.mark.parametrize("length", [0, 1, 7, 8, 9, 16, 17])
+@pytest.mark.parametrize("kind", [list, tuple, iter])
+def test_a_loop_is_checked_once_per_run_of_its_items(length, kind, clock):
+    budget.start(1e12)
+    items = list(range(length))
+    before = clock.readings
+    assert list(budget.checked(kind(items), every=8)) == items
+    assert clock.readings - before == -(-length // 8)  # a short list too: one check, no more
+
+
+@pytest.mark.parametrize("kind", [list, tuple, iter])
+def test_a_short_loop_past_the_deadline_stops(kind, clock):
+    budget.start(1)
+    clock.now += 5  # the deadline has passed
+    with pytest.raises(budget.DeadlinePassed):
+        list(budget.checked(kind([1, 2, 3]), every=8))
+
+
 def test_without_a_deadline_nothing_is_checked_against_a_clock(clock):
     models, runtimes, services = _documents(models=2, runtimes=5, services=3)
     selections(CatalogView(runtimes, models, services))
