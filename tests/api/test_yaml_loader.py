@@ -801,3 +801,23 @@ def test_a_token_past_the_probes_is_still_found(before):
     text = b"a]" * before + b" ]"  # `]` after `a` is no token; after a space it is
     assert yaml_loader._matches(b"]", dict(yaml_loader._UNSURE)[b"]"], text)
     assert not yaml_loader._matches(b"]", dict(yaml_loader._UNSURE)[b"]"], text[:-2])
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"- 1e3\n",  # a whole stream of one document that is a sequence
+        b"a:\n- 1\n- 1e3\n",  # after a comma in orjson's JSON
+        b"a:\n  - 1.5\n",  # first: after `[`
+        b"a: [1, 2]\nb:\n  - x\n  - - -1.5E3\n",
+        b"a: 1\n---\n- .5\n",
+        b"a: 'x,1.5'\nb: '[2.5'\n",  # in strings: the detour, the same values
+        b"a: 'k\": 1.5'\n",
+        b"1.5\n",
+        b"--- 1e3\n",
+    ],
+)
+def test_floats_in_sequences_read_as_the_pyyaml_path_reads_them(raw):
+    assert same(load_documents(raw), pyyaml(raw))
+    fast = yaml_loader._fast_documents(raw)
+    assert fast is None or same(fast, pyyaml(raw))
