@@ -218,7 +218,12 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     if settings.model_cache_provider is not None:
         query.setdefault("modelCacheProvider", settings.model_cache_provider)
     given = load_rank_request(
-        stream.request, query, stream.others, stream.repeated, stored_model=stored_model
+        stream.request,
+        query,
+        stream.others,
+        stream.repeated,
+        stored_model=stored_model,
+        release=True,
     )
     runtimes = overlaid(documents.runtimes, given.runtimes, namespace=target_namespace(given))
     check_runtimes(len(runtimes))

@@ -25,7 +25,9 @@ def load_request(raw: bytes) -> RankRequest:
     deadline.check()  # each stage is linear in the body; check between them
     body = stream.request
     check_counts(body)
-    rank_request = load_rank_request(body, request.args, stream.others, stream.repeated)
+    rank_request = load_rank_request(
+        body, request.args, stream.others, stream.repeated, release=True
+    )
     record.this_request().runtime_count = len(rank_request.runtimes)
     deadline.check()
     return rank_request

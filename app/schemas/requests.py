@@ -136,6 +136,8 @@ def load_rank_request(
     others: tuple[OtherObject, ...] = (),
     repeated: tuple[RepeatedObject, ...] = (),
     stored_model: Model | None = None,
+    *,
+    release: bool = False,
 ) -> RankRequest:
     """Validate a decoded request body into the selection's ``RankRequest``.
 
@@ -143,6 +145,9 @@ def load_rank_request(
     for anything wrong inside a document; all document errors are reported at once.
     ``others`` and ``repeated`` are what a manifest stream held besides the request (rules §15).
     ``stored_model`` stands in for a body without ``model`` (a catalog's model, rules §17).
+    ``release``: the caller reads ``body`` no more, so each runtime document that loads is
+    dropped from it at once, and freed while it is still in the CPU's cache (a tenth of a large
+    request's time went to freeing them all at the end, from memory).
     """
     model_doc = body.get("model")
     if model_doc is None and stored_model is not None:
@@ -166,7 +171,12 @@ def load_rank_request(
         model = model_doc
     else:
         model = load_document(model_document_schema, model_doc, "model", errors)
-    runtimes = [load_runtime(item) for item in checked(runtime_docs, every=32)]
+    runtimes: list[Runtime | None] = []
+    for index, item in enumerate(checked(runtime_docs, every=32)):
+        runtime = load_runtime(item)
+        runtimes.append(runtime)
+        if release and runtime is not None:
+            runtime_docs[index] = None
     for index, runtime in enumerate(checked(runtimes, every=32)):
         if runtime is None:  # not the plain, valid case: marshmallow decides and explains
             item = runtime_docs[index]

@@ -316,3 +316,22 @@ def test_a_shared_entry_is_never_served_for_another_value():
     for index in range(fast_runtime._MAX_ENTRIES + 10):
         load_runtime(runtime_doc("h", entry(name=f"entry-{index}")))
     assert len(fast_runtime._ENTRIES) <= fast_runtime._MAX_ENTRIES
+
+
+def test_a_released_body_loses_only_the_runtimes_that_loaded():
+    """``release=True`` (the request's own body, read no more) drops each runtime document
+    that loaded; one that marshmallow decides stays for it, and the request is the same."""
+    from app.schemas.requests import load_rank_request
+
+    body = rank_request_body(6)
+    unusual = copy.deepcopy(body["runtimes"][2])
+    unusual["spec"]["supportedModelFormats"][0]["priority"] = 2.0  # a float: marshmallow's
+    body["runtimes"][2] = unusual
+    kept = copy.deepcopy(body)
+    assert load_runtime(unusual) is None
+    released = load_rank_request(body, {}, release=True)
+    assert released == load_rank_request(kept, {})
+    assert body["runtimes"] == [None, None, unusual, None, None, None]
+    assert kept["runtimes"][0] is not None  # without release, nothing is dropped
+    load_rank_request(kept, {})
+    assert None not in kept["runtimes"]
