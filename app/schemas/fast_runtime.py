@@ -168,15 +168,20 @@ def _accelerator_classes(value: Any) -> Any:
     return _str_tuple(value.get("acceleratorClasses"))
 
 
+# The kind as one shared string: the rules read it at every step (is_cluster), and the decoded
+# body's own copy of it, one per runtime, sat wherever the decoder put it.
+_KINDS = {kind: kind for kind in RUNTIME_KINDS}
+
+
 def load_runtime(value: Any) -> doc.Runtime | None:
     """The ``Runtime`` of a plain, valid runtime document, or ``None`` to ask marshmallow."""
     if type(value) is not dict:
         return None
     kind, metadata, spec = value.get("kind"), value.get("metadata"), value.get("spec")
     api_version = value.get("apiVersion")
+    kind = _KINDS.get(kind) if type(kind) is str else None
     if (
-        type(kind) is not str
-        or kind not in RUNTIME_KINDS
+        kind is None
         or (api_version is not None and api_version != API_VERSION)
         or type(metadata) is not dict
         or type(spec) is not dict
