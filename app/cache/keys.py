@@ -26,7 +26,7 @@ import orjson
 
 from app.selection import RULES_VERSION
 from app.selection.documents import Entry, EntryRef, RankRequest, Runtime
-from app.selection.ranking import target_namespace
+from app.selection.ranking import runtime_identity, target_namespace
 
 RANKING_KEYSPACE = "rank"
 REQUEST_KEYSPACE = "req"
@@ -136,17 +136,39 @@ def _runtime(runtime: Runtime) -> bytes:
     )
 
 
+# Marks the order below in every key: keys made while runtimes were sorted by their encoding
+# alone (which lost which of two copies of one runtime came last) never meet these.
+RUNTIME_ORDER = "identity, then copies in request order"
+
+
+def _in_canonical_order(runtimes: tuple[Runtime, ...], namespace: str) -> list[bytes]:
+    """The runtimes' encodings in an order no answer depends on, keeping the order an answer
+    does depend on: rules §2 keeps the last of the copies of one runtime (one kind, namespace
+    and name), so copies stay in the request's order; runtimes of different identities are
+    sorted by it."""
+    copies: dict[tuple[str, str, str], int] = {}
+    placed = []
+    for runtime in runtimes:
+        identity = runtime_identity(runtime, namespace)
+        copy = copies[identity] = copies.get(identity, -1) + 1
+        placed.append((identity, copy, _runtime(runtime)))
+    placed.sort(key=lambda item: item[:2])
+    return [encoded for _, _, encoded in placed]
+
+
 def canonical_inputs(rank_request: RankRequest, endpoint: str, output: str) -> bytes:
     """Canonical JSON of everything one cached answer depends on.
 
     The request's own ``namespace`` is replaced by the target namespace (rules §2), the only thing
-    selection reads it for; runtimes are sorted by their encoding, since no answer depends on
-    their order (rules §15 "Response fields").
+    selection reads it for; runtimes are sorted by their identity (``_in_canonical_order``):
+    no answer depends on their order (rules §15 "Response fields") but for which of two copies
+    of one runtime comes last.
     """
     document = {name: _plain(getattr(rank_request, name)) for name in _HEAD_FIELDS}
-    document["namespace"] = target_namespace(rank_request)
+    namespace = document["namespace"] = target_namespace(rank_request)
     document.update(endpoint=endpoint, output=output, rules=RULES_VERSION)
-    runtimes = sorted(map(_runtime, rank_request.runtimes))
+    document["runtimeOrder"] = RUNTIME_ORDER
+    runtimes = _in_canonical_order(rank_request.runtimes, namespace)
     # Splicing the encoded runtimes in as the last member gives exactly what json.dumps with
     # sort_keys would give for the whole document, without encoding each runtime twice.
     head = _dumps(document)

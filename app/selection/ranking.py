@@ -47,6 +47,17 @@ def is_candidate(runtime: Runtime, namespace: str) -> bool:
     return runtime.is_cluster or not runtime.namespace or runtime.namespace == namespace
 
 
+def runtime_identity(runtime: Runtime, namespace: str) -> tuple[str, str, str]:
+    """rules §2: what makes two runtimes of a request one object, the later replacing the
+    earlier: kind, namespace ("" for a ClusterServingRuntime; a ServingRuntime without one is
+    in ``namespace``, the target namespace) and name."""
+    return (
+        runtime.kind,
+        "" if runtime.is_cluster else (runtime.namespace or namespace),
+        runtime.name,
+    )
+
+
 def latest_runtimes(
     runtimes: tuple[Runtime, ...], namespace: str
 ) -> tuple[list[Runtime], list[RepeatedObject]]:
@@ -58,8 +69,7 @@ def latest_runtimes(
     latest: dict[tuple[str, str, str], Runtime] = {}
     counts: dict[tuple[str, str, str], int] = {}
     for runtime in runtimes:
-        where = "" if runtime.is_cluster else (runtime.namespace or namespace)
-        key = (runtime.kind, where, runtime.name)
+        key = runtime_identity(runtime, namespace)
         latest[key] = runtime
         counts[key] = counts.get(key, 0) + 1
     repeated = [

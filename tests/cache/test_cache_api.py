@@ -184,6 +184,22 @@ def test_a_changed_input_misses(api, change):
     assert _post(api, changed).headers["X-Cache"] == "hit"
 
 
+def test_copies_of_a_runtime_in_another_order_are_not_answered_from_the_cache(api):
+    """rules §2: the last copy of a runtime is the one used, so the same runtimes with their
+    copies in another order are another question, however the cache canonicalises runtimes."""
+    enabled = runtime_doc("vllm", entry())
+    disabled = copy.deepcopy(enabled)
+    disabled["spec"]["disabled"] = True
+    last_enabled = rank_body(model_doc(), disabled, enabled)
+    last_disabled = rank_body(model_doc(), enabled, disabled)
+    first = _post(api, last_enabled, endpoint="/v1/select")
+    assert first.status_code == 200 and first.json["selected"]["name"] == "vllm"
+    second = _post(api, last_disabled, endpoint="/v1/select")
+    assert second.headers["X-Cache"] == "miss"
+    assert second.status_code != 200  # the runtime it kept is disabled: no runtime found
+    assert _post(api, last_enabled, endpoint="/v1/select").headers["X-Cache"] == "hit"
+
+
 def test_no_cache_bypasses_the_read_not_the_write(api, cached_app):
     first = _post(api, _body(), headers=NO_CACHE)
     assert first.headers["X-Cache"] == "bypass"

@@ -65,6 +65,32 @@ def test_reordered_runtimes_share_a_key():
     assert _key(reversed_body) == _key(body)
 
 
+def _copies(first_disabled: bool) -> dict:
+    """Two copies of one runtime (rules §2: the last is used), the disabled one first or last."""
+    enabled = runtime_doc("vllm", entry())
+    disabled = copy.deepcopy(enabled)
+    disabled["spec"]["disabled"] = True
+    pair = [disabled, enabled] if first_disabled else [enabled, disabled]
+    return rank_body(model_doc(), runtime_doc("srt", entry()), *pair)
+
+
+def test_copies_of_one_runtime_in_another_order_get_another_key():
+    """Which copy comes last decides the answer, so it is part of the key; the order of
+    runtimes that are not copies of each other is not."""
+    assert _key(_copies(first_disabled=True)) != _key(_copies(first_disabled=False))
+    swapped = _copies(first_disabled=True)
+    swapped["runtimes"] = [*swapped["runtimes"][1:], swapped["runtimes"][0]]  # srt moves last
+    assert _key(swapped) == _key(_copies(first_disabled=True))
+    namespaced = rank_body(model_doc(), serving_runtime("team", entry(), namespace=None))
+    # A ServingRuntime named in the target namespace and one without a namespace are copies.
+    placed = copy.deepcopy(namespaced["runtimes"][0])
+    placed["metadata"]["namespace"] = "demo"
+    placed["spec"]["disabled"] = True
+    one = {**namespaced, "runtimes": [placed, namespaced["runtimes"][0]]}
+    other = {**namespaced, "runtimes": [namespaced["runtimes"][0], placed]}
+    assert _key(one) != _key(other)
+
+
 def test_ignored_fields_and_key_order_share_a_key():
     body = _body()
     assert _key(_decorated(body)) == _key(body)
@@ -319,7 +345,7 @@ def test_what_only_admission_reads_is_not_in_a_key():
 def test_runtimes_sort_after_every_other_member_of_the_key_document():
     # canonical_inputs splices the runtimes in last, which is canonical only while they sort last.
     others = [field.name for field in dataclasses.fields(RankRequest) if field.name != "runtimes"]
-    assert max([*others, "endpoint", "output", "rules"]) < "runtimes"
+    assert max([*others, "endpoint", "output", "rules", "runtimeOrder"]) < "runtimes"
 
 
 @pytest.mark.parametrize(
