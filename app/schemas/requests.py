@@ -171,6 +171,8 @@ def load_rank_request(
         model = model_doc
     else:
         model = load_document(model_document_schema, model_doc, "model", errors)
+    # (Not where the list is also the classes' list, as a YAML alias can make it.)
+    release = release and body.get("acceleratorClasses") is not runtime_docs
     runtimes: list[Runtime | None] = []
     for index, item in enumerate(checked(runtime_docs, every=32)):
         runtime = load_runtime(item)

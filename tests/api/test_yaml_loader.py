@@ -80,6 +80,16 @@ def pyyaml(raw: bytes) -> object:
         return REFUSED
 
 
+def assert_loads_as_pyyaml(raw: bytes) -> None:
+    """``load_documents`` gives the PyYAML path's documents, or refuses what it refuses."""
+    expected = pyyaml(raw)
+    if expected is REFUSED:
+        with pytest.raises(MalformedRequest):
+            load_documents(raw)
+    else:
+        assert same(load_documents(raw), expected)
+
+
 def record(what: str) -> None:
     """Count, in hypothesis' statistics (--hypothesis-show-statistics), which path answered."""
     if currently_in_test_context():
@@ -276,12 +286,7 @@ def test_quoted_numbers_and_booleans_stay_on_the_fast_path():
 )
 def test_streams_the_fast_path_cannot_vouch_for_go_to_the_pyyaml_path(raw):
     assert yaml_loader._fast_documents(raw) is None
-    expected = pyyaml(raw)
-    if expected is REFUSED:
-        with pytest.raises(MalformedRequest):
-            load_documents(raw)
-    else:
-        assert same(load_documents(raw), expected)
+    assert_loads_as_pyyaml(raw)
 
 
 def test_strings_that_merely_contain_indicators_stay_on_the_fast_path():
@@ -803,6 +808,21 @@ def test_a_token_past_the_probes_is_still_found(before, gap):
     text = (filler + b"a]") * before + filler + b" ]"  # `]` after `a` is no token
     assert yaml_loader._matches(b"]", dict(yaml_loader._UNSURE)[b"]"], text)
     assert not yaml_loader._matches(b"]", dict(yaml_loader._UNSURE)[b"]"], text[:-2])
+
+
+@pytest.mark.parametrize("tries", [15, 16, 17])
+def test_a_token_right_after_the_last_try_is_found(tries):
+    # `|` then a digit is a token check (a block scalar's indentation indicator): the `|` that
+    # begins it stands right after the last place tried one by one.
+    text = b"|x" * tries + b"||1"
+    pattern = dict(yaml_loader._UNSURE)[b"|"]
+    assert yaml_loader._matches(b"|", pattern, text) == bool(pattern.search(text)) is True
+
+
+@pytest.mark.parametrize("raw", [b"...\na: 1\n", b"a: 1\r...\rb: 2\r", b"a: 1\n...\nb: 2\n"])
+def test_a_document_end_anywhere_a_line_starts_goes_to_the_pyyaml_path(raw):
+    assert yaml_loader._unsure(raw)
+    assert_loads_as_pyyaml(raw)
 
 
 @pytest.mark.parametrize(

@@ -91,6 +91,18 @@ def test_copies_of_one_runtime_in_another_order_get_another_key():
     assert _key(one) != _key(other)
 
 
+def test_keys_from_before_copies_kept_their_order_are_never_met():
+    """A key of the old form (runtimes sorted by their encoding, no marker) may hold the answer
+    of the other order of two copies: the marker keeps every new key apart from those, even
+    where the new order is the old one (a single runtime here)."""
+    request = load_rank_request(rank_body(model_doc(), runtime_doc("vllm", entry())), {})
+    encoded = keys.canonical_inputs(request, "rank", "json")
+    document = json.loads(encoded)
+    assert document.pop("runtimeOrder") == keys.RUNTIME_ORDER
+    old_form = json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
+    assert old_form != encoded
+
+
 def test_ignored_fields_and_key_order_share_a_key():
     body = _body()
     assert _key(_decorated(body)) == _key(body)

@@ -335,3 +335,20 @@ def test_a_released_body_loses_only_the_runtimes_that_loaded():
     assert kept["runtimes"][0] is not None  # without release, nothing is dropped
     load_rank_request(kept, {})
     assert None not in kept["runtimes"]
+
+
+def test_a_body_whose_classes_are_its_runtimes_loses_nothing_to_release():
+    """A YAML alias can make one list both ``runtimes`` and ``acceleratorClasses``: releasing
+    the runtimes would change what the classes read, so nothing is released there."""
+    from app.errors import InvalidDocument
+    from app.schemas.requests import load_rank_request
+
+    body = rank_request_body(2)
+    body["acceleratorClasses"] = body["runtimes"]
+    found = []
+    for release in (False, True):
+        with pytest.raises(InvalidDocument) as refused:
+            load_rank_request(copy.deepcopy(body), {}, release=release)
+        found.append(refused.value.details)
+    assert found[0] == found[1]
+    assert any(path.startswith("acceleratorClasses[0].") for path in found[0]["fields"])
