@@ -94,25 +94,19 @@ def _entry(value: Any) -> Any:
     config = get("acceleratorConfig")
     if fmt is _NOT_SIMPLE or framework is _NOT_SIMPLE or providers is _NOT_SIMPLE:
         return _NOT_SIMPLE
-    name = name or ""
+    fields: tuple = (name or "", fmt, framework, architecture, quantization, None, auto_select)
+    fields += (priority, providers, version)
     if config is not None:
         if type(config) is not dict or not is_json_value(config):
             return _NOT_SIMPLE
-        return doc.Entry(
-            name, fmt, framework, architecture, quantization, None, auto_select, priority,
-            providers, version, config,
-        )  # fmt: skip
+        return doc.Entry(*fields, config)  # type: ignore[call-arg]  # fields: the ten before it
     # The references by identity: each shared entry holds its own, so none is reused meanwhile.
-    key: tuple = (name, id(fmt), id(framework), architecture, quantization, auto_select)
-    key += (priority, providers, version)
+    key = (fields[0], id(fmt), id(framework), *fields[3:])
     found = _ENTRIES.get(key)
     if found is None:
         if len(_ENTRIES) >= _MAX_ENTRIES:
             _ENTRIES.clear()
-        found = _ENTRIES[key] = doc.Entry(
-            name, fmt, framework, architecture, quantization, None, auto_select, priority,
-            providers, version,
-        )  # fmt: skip
+        found = _ENTRIES[key] = doc.Entry(*fields)
     return found
 
 
