@@ -22,12 +22,23 @@ def create_app(config: Config | None = None) -> Flask:
 
     from . import cache, catalog, web
     from .api import cluster_answers, clusters, docs, impact, lint, operations, ranking, selections
-    from .http import collector, compression, deadline, errors, observability, polls, query
+    from .http import (
+        collector,
+        compression,
+        deadline,
+        errors,
+        memory,
+        observability,
+        polls,
+        query,
+    )
 
     # First, so that its before_request hook (request id, timer) runs before any other.
     observability.init_app(app)
     # Then the request's clock (OME_RANKER_REQUEST_DEADLINE), before any view runs.
     deadline.init_app(app)
+    # What the requests in flight may hold in memory; each body reserves its share when read.
+    memory.init_app(app)
     errors.init_app(app)
     query.init_app(app)
     # Last of the app's hooks: its after_request runs first, so the others see the answer as

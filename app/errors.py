@@ -33,8 +33,9 @@ class MalformedRequest(ApiError):
 
 
 class PayloadTooLarge(ApiError):
-    """The body is over `OME_RANKER_MAX_BODY_BYTES`, or holds more runtimes than
-    `OME_RANKER_MAX_RUNTIMES` (this deployment's values are in the description's introduction)."""
+    """The body is over `OME_RANKER_MAX_BODY_BYTES`, holds more runtimes than
+    `OME_RANKER_MAX_RUNTIMES` (this deployment's values are in the description's introduction),
+    or could take more memory once read than `OME_RANKER_MAX_REQUEST_MEMORY`."""
 
     status, code = 413, "PayloadTooLarge"
 

@@ -4,6 +4,8 @@ gunicorn puts the working directory on ``sys.path`` before it reads this file, s
 helpers are shared with the app: a bad value stops start-up with a message naming the variable.
 """
 
+import ctypes
+import ctypes.util
 import glob
 import math
 import os
@@ -45,7 +47,9 @@ def available_cpus() -> int:
 
 # Ranking is CPU-bound: one worker per core, plus one to cover a worker in I/O.
 server_settings = ServerSettings.from_environment(default_workers=available_cpus() + 1)
-bind = server_settings.bind
+# The operations listener (OME_RANKER_OPS_BIND), when set, beside the API's: the worker serves
+# /healthz, /readyz and /metrics there from a thread of its own (app/worker/).
+bind = [server_settings.bind, *filter(None, [server_settings.ops_bind])]
 workers = server_settings.workers
 # gthread's thread pool behind an event loop that reads each request whole before a thread
 # takes it (app/worker/): slow and idle clients cost a buffer, never a thread. A few threads
@@ -127,7 +131,8 @@ def on_starting(server):
     """In the master, before any worker exists (prometheus_client fixes its mode on import)."""
     try:
         for address in server.cfg.bind:
-            check_open_access(_auth_mode, _tokens_file, address)
+            if address != server_settings.ops_bind:  # serves no catalog
+                check_open_access(_auth_mode, _tokens_file, address)
         if _tokens_file:
             auth.hand_to_workers(auth.TokenFile.load(_tokens_file))
     except SettingsError as error:  # before any socket is open: nothing listens
@@ -163,6 +168,23 @@ def pre_fork(server, worker):
     tokens = auth.master_copy()
     if tokens is not None:
         tokens.refresh()
+
+
+# glibc's M_ARENA_MAX: a malloc arena for every thread keeps what each thread's largest request
+# freed; two arenas hand freed memory on to the next request (docs/operations.md "Memory").
+_M_ARENA_MAX = -8
+MALLOC_ARENAS = 2
+_LIBC = ctypes.util.find_library("c")  # once, in the master: it may run ldconfig
+
+
+def post_fork(server, worker):
+    """In each worker, before its threads start: at most ``MALLOC_ARENAS`` malloc arenas."""
+    if _LIBC is None:
+        return
+    try:
+        ctypes.CDLL(_LIBC).mallopt(_M_ARENA_MAX, MALLOC_ARENAS)
+    except (OSError, AttributeError):
+        server.log.debug("mallopt is not available: malloc arenas left as they are")
 
 
 def child_exit(server, worker):

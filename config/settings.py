@@ -100,6 +100,7 @@ def env_log_level(name: str, default: str) -> str:
 DEADLINE_MARGIN_SECONDS = 2.0
 # WSGI environ key the worker (app/worker/) sets to True while it drains before stopping.
 DRAINING_ENVIRON_KEY = "ome_ranker.draining"
+OPS_BIND_VARIABLE = "OME_RANKER_OPS_BIND"
 CACHE_SECRET_VARIABLE = "OME_RANKER_CACHE_SECRET"
 CACHE_SECRET_MIN_BYTES = 16
 # Logged by whoever makes a random key (the gunicorn master, else create_app) for a Redis.
@@ -155,6 +156,9 @@ class ServerSettings:
     client_timeout: float
     request_deadline: float
     max_body_bytes: int
+    # The operations listener (/healthz, /readyz, /metrics) with a thread of its own, or None:
+    # they are served on ``bind`` with everything else.
+    ops_bind: str | None = None
 
     @classmethod
     def from_environment(cls, default_workers: int = 1) -> ServerSettings:
@@ -171,7 +175,40 @@ class ServerSettings:
             client_timeout=_env_float("OME_RANKER_CLIENT_TIMEOUT", 10.0, 0.1),
             request_deadline=request_deadline(timeout),
             max_body_bytes=max_body_bytes(),
+            ops_bind=ops_bind(),
         )
+
+
+def ops_bind() -> str | None:
+    """``OME_RANKER_OPS_BIND``: ``HOST:PORT`` of the operations listener, distinct from the API's
+    (a probe that shares the API's listener waits behind a flood of its connections)."""
+    raw = _env_str(OPS_BIND_VARIABLE, None)
+    if raw is None:
+        return None
+    address = raw.strip()
+    host, _, port = address.rpartition(":")
+    if address.startswith("unix:") or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SettingsError(
+            f"{OPS_BIND_VARIABLE} must be HOST:PORT (e.g. 0.0.0.0:9090), got {raw!r}"
+        )
+    bind = os.environ.get("OME_RANKER_BIND", "127.0.0.1:8080").strip()
+    if address == bind:
+        raise SettingsError(f"{OPS_BIND_VARIABLE} must differ from OME_RANKER_BIND ({bind})")
+    return address
+
+
+def request_memory() -> tuple[int, int]:
+    """``OME_RANKER_MAX_REQUEST_MEMORY`` and ``OME_RANKER_WORKER_MEMORY``, in bytes: the first
+    must fit in the second, or the largest request could never start."""
+    mib = 1024 * 1024
+    largest = env_int("OME_RANKER_MAX_REQUEST_MEMORY", 116 * mib, mib)
+    total = env_int("OME_RANKER_WORKER_MEMORY", 132 * mib, mib)
+    if largest > total:
+        raise SettingsError(
+            f"OME_RANKER_MAX_REQUEST_MEMORY ({largest}) must not exceed "
+            f"OME_RANKER_WORKER_MEMORY ({total})"
+        )
+    return largest, total
 
 
 def max_body_bytes() -> int:
@@ -268,6 +305,10 @@ class Config:
         # the size of an answer that lists many rows (selections, lint, impact).
         self.MAX_RUNTIME_CHECKS = env_int("OME_RANKER_MAX_RUNTIME_CHECKS", 200_000, 1)
         self.MAX_ANSWER_BYTES = env_int("OME_RANKER_MAX_ANSWER_BYTES", 64 * 1024 * 1024, 1)
+        # rules §17 "Safe to share": what one request's body may take in memory once read, and
+        # what the requests in flight of one worker may take together (docs/operations.md
+        # "Memory" adds them up for the Deployment's 1 GiB pod).
+        self.MAX_REQUEST_MEMORY, self.WORKER_MEMORY = request_memory()
         # Cache (rules §16). No REDIS_URL: an in-process LRU cache.
         self.REDIS_CLUSTER = _env_bool("OME_RANKER_REDIS_CLUSTER", False)
         self.REDIS_URL = _redis_url("REDIS_URL", self.REDIS_CLUSTER)

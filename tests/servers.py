@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,9 @@ def free_port() -> int:
 
 class Service:
     """gunicorn started by a test; its master's log (all of stderr) goes to a file."""
+
+    # Run in the child before gunicorn starts (e.g. to join a cgroup), or None.
+    preexec: Callable[[], None] | None = None
 
     def __init__(self, directory: Path, **environment: str) -> None:
         self.port = free_port()
@@ -56,7 +60,12 @@ class Service:
         command = [sys.executable, "-m", "gunicorn", "--config", str(CONF), "app:create_app()"]
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+                command,
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=self.preexec,
             )
         deadline = time.monotonic() + 30
         while True:
@@ -115,8 +124,10 @@ class Service:
         body: bytes | None = None,
         headers: dict[str, str] | None = None,
         timeout: float = 5,
+        port: int | None = None,
     ) -> tuple[int, dict[str, str], bytes]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        """One request on a new connection, to the API's port or ``port``."""
+        connection = http.client.HTTPConnection("127.0.0.1", port or self.port, timeout=timeout)
         try:
             connection.request(method, path, body=body, headers=headers or {})
             response = connection.getresponse()

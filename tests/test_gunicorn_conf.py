@@ -47,11 +47,43 @@ def test_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("OME_RANKER_WORKERS", "3")
     monkeypatch.setenv("OME_RANKER_BIND", "0.0.0.0:9999")
     monkeypatch.setenv("OME_RANKER_LOG_LEVEL", "warning")
+    monkeypatch.delenv("OME_RANKER_OPS_BIND", raising=False)
     conf = load_conf()
-    assert (conf.workers, conf.bind, conf.loglevel) == (3, "0.0.0.0:9999", "warning")
+    assert (conf.workers, conf.bind, conf.loglevel) == (3, ["0.0.0.0:9999"], "warning")
     assert conf.accesslog is None  # the app logs one JSON line per request instead
     assert conf.preload_app is False
     assert conf.control_socket_disable is True
+
+
+def test_the_operations_listener_is_bound_beside_the_api(monkeypatch):
+    monkeypatch.setenv("OME_RANKER_BIND", "0.0.0.0:8080")
+    monkeypatch.setenv("OME_RANKER_OPS_BIND", "0.0.0.0:9090")
+    assert load_conf().bind == ["0.0.0.0:8080", "0.0.0.0:9090"]
+
+
+@pytest.mark.parametrize("value", ["9090", "unix:/tmp/ops.sock", "host:port", "0.0.0.0:70000"])
+def test_the_operations_listener_is_host_and_port(monkeypatch, value):
+    monkeypatch.setenv("OME_RANKER_OPS_BIND", value)
+    with pytest.raises(SettingsError, match="OME_RANKER_OPS_BIND must be HOST:PORT"):
+        load_conf()
+
+
+def test_the_operations_listener_is_not_the_api_listener(monkeypatch):
+    monkeypatch.setenv("OME_RANKER_BIND", "0.0.0.0:8080")
+    monkeypatch.setenv("OME_RANKER_OPS_BIND", "0.0.0.0:8080")
+    with pytest.raises(SettingsError, match="must differ from OME_RANKER_BIND"):
+        load_conf()
+
+
+def test_open_access_is_not_refused_for_the_operations_listener(monkeypatch, unset_multiproc_dir):
+    """It serves no catalog: a loopback API with OME_RANKER_AUTH=none may expose its probes."""
+    monkeypatch.setenv("OME_RANKER_AUTH", "none")
+    monkeypatch.delenv("OME_RANKER_TOKENS_FILE", raising=False)
+    monkeypatch.setenv("OME_RANKER_BIND", "127.0.0.1:8080")
+    monkeypatch.setenv("OME_RANKER_OPS_BIND", "0.0.0.0:9090")
+    conf = load_conf()
+    conf.on_starting(fake_server(*conf.bind))
+    conf.on_exit(fake_server())
 
 
 def test_the_worker_model(monkeypatch):
@@ -265,3 +297,18 @@ def test_on_starting_stops_at_a_broken_token_file(
     with pytest.raises(SystemExit):
         load_conf().on_starting(fake_server())
     assert "OME_RANKER_TOKENS_FILE" in caplog.text and "is not valid YAML" in caplog.text
+
+
+def test_each_worker_caps_its_malloc_arenas(monkeypatch):
+    """glibc's M_ARENA_MAX, through mallopt, in the forked worker before its threads start."""
+    conf = load_conf()
+    calls = []
+
+    class Libc:
+        def mallopt(self, parameter, value):
+            calls.append((parameter, value))
+            return 1
+
+    monkeypatch.setattr(conf.ctypes, "CDLL", lambda name: Libc())
+    conf.post_fork(fake_server(), SimpleNamespace(pid=1))
+    assert calls == [(-8, conf.MALLOC_ARENAS)]

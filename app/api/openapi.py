@@ -39,7 +39,9 @@ runtime, and OME's reason for every runtime it passes over.
 
 Limits of this deployment: request bodies up to {max_body_bytes} bytes ({max_body_human}) \
 (`OME_RANKER_MAX_BODY_BYTES`) and at most {max_runtimes} runtimes per request \
-(`OME_RANKER_MAX_RUNTIMES`); over either the answer is 413 `PayloadTooLarge`. Work is bounded \
+(`OME_RANKER_MAX_RUNTIMES`); over either the answer is 413 `PayloadTooLarge`, as it is for a \
+body that could take more memory once read than `OME_RANKER_MAX_REQUEST_MEMORY` (measured from \
+its bytes, before it is decoded). Work is bounded \
 before it starts too: runtime checks (distinct questions × runtimes, \
 `OME_RANKER_MAX_RUNTIME_CHECKS`), the size of an answer of many rows \
 (`OME_RANKER_MAX_ANSWER_BYTES`), a catalog's objects, stored bytes and runtimes; over one the \

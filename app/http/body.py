@@ -21,7 +21,7 @@ from app.reading.decoding import decode_body, decode_json_body
 from app.reading.manifests import ManifestStream, request_of
 from app.reading.objects import ObjectStream, read_objects
 
-from . import deadline
+from . import deadline, memory
 
 # Bodies larger than this are read in steps of this size, with a deadline check between two.
 READ_STEP = 1024 * 1024
@@ -36,6 +36,12 @@ def read_body() -> bytes:
     Werkzeug does not limit it when the server marks its end (gunicorn does): read at most one
     byte over the limit, so an endless body costs the limit and no more.
     """
+    raw = _read_bounded()
+    memory.admit(raw)  # before anything decodes it
+    return raw
+
+
+def _read_bounded() -> bytes:
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     length = request.content_length
     try:

@@ -29,6 +29,8 @@ class RequestRecord:
     ranking: Ranking | None = None  # for the "Selected runtime" log line
     error_code: str | None = None  # the code of the error answered, if any
     token_name: str | None = None  # the caller's token, never its secret
+    memory_reserved: int = 0  # bytes of the worker's request memory held (app/http/memory.py)
+    memory_anonymous: bool = True  # held in the anonymous requests' share
 
 
 def begin() -> RequestRecord:

@@ -49,6 +49,14 @@ class RequestBuffer:
         self._need: int | None = None  # total bytes of a request with a Content-Length
         self._chunk_at: int | None = None  # offset of the next chunk-size line
         self._in_trailers = False
+        self._expects_continue = False  # the client waits for "100 Continue" before its body
+        # The head's first Authorization value, once the head is here: the worker decides from
+        # it, before any body, whether the request is a token holder's (worker.py).
+        self.authorization: bytes | None = None
+
+    @property
+    def head_complete(self) -> bool:
+        return self._head_end is not None
 
     def __len__(self) -> int:
         return len(self.data)
@@ -62,6 +70,15 @@ class RequestBuffer:
     def end_of_input(self) -> Readiness:
         """The client closed its side: whatever is here is all there will be."""
         self.readiness = Readiness.WHOLE
+        return self.readiness
+
+    def raise_limit(self, limit: int) -> Readiness:
+        """Buffer up to ``limit`` bytes before the request counts as ``PARTIAL`` (a token
+        holder's long body, read by the loop instead of a thread). A request whose client waits
+        for "100 Continue" stays ``PARTIAL``: its thread sends that."""
+        self.limit = max(self.limit, limit)
+        if self.readiness is Readiness.PARTIAL and not self._expects_continue:
+            self.readiness = self._readiness()
         return self.readiness
 
     def hand_over(self) -> None:
@@ -136,10 +153,13 @@ class RequestBuffer:
                 codings.extend(part.strip().lower() for part in value.split(b","))
             elif name == b"expect" and value.lower() == b"100-continue":
                 expect = True
+            elif name == b"authorization" and self.authorization is None:
+                self.authorization = value
         if codings:
             if lengths or codings[-1] != b"chunked":
                 return Readiness.WHOLE  # refused by the parser
             if expect:
+                self._expects_continue = True
                 return Readiness.PARTIAL  # the client waits for "100 Continue" before the body
             self._chunk_at = head_end
             return None
@@ -153,6 +173,7 @@ class RequestBuffer:
             return Readiness.WHOLE  # answered 413 unread
         self._need = head_end + length
         if expect and length:
+            self._expects_continue = True
             return Readiness.PARTIAL
         return None
 

@@ -76,6 +76,10 @@ class Connection(TConn):
         self.unread_body: int | None = 0  # body bytes left unread (None: unknown)
         self.discarded = 0  # bytes read and dropped while lingering
         self.discard_limit = 0
+        self.ops = False  # came in on the operations listener (OME_RANKER_OPS_BIND)
+        # The request's head names a token of the service (None: its head is not here yet).
+        self.holder: bool | None = None
+        self.buffered = 0  # bytes of its buffer counted in the worker's buffer budget
 
     @property
     def received_nothing(self) -> bool:

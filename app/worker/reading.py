@@ -28,12 +28,21 @@ from .connection import ClientSocket, Connection
 if TYPE_CHECKING:
     from config.settings import ServerSettings
 
-# A request (head and body) up to this size is read whole before a thread takes it.
+# A request (head and body) up to this size is read whole before a thread takes it; a token
+# holder's, up to the body limit (below).
 REQUEST_BUFFER_BYTES = 256 * 1024
-# Bytes buffered for all the connections of one worker; past it, requests are handed over
-# as they are (and wait for a thread, unread, when none is free).
-BUFFER_BUDGET_BYTES = 64 * 1024 * 1024
+# Bytes buffered for all the connections of one worker, those waiting for a thread included;
+# past it, anonymous requests are handed over as they are (and wait for a thread, unread, when
+# none is free). Token holders' requests may buffer this much more, so that anonymous ones
+# never leave them without room: their long bodies still arrive without holding a thread.
+BUFFER_BUDGET_BYTES = 16 * 1024 * 1024
+HOLDER_BUFFER_BYTES = 16 * 1024 * 1024
 RECV_BYTES = 64 * 1024
+# What one read takes once the budget is spent: the request is then handed over, so that a
+# thousand connections past the budget add at most a few MiB.
+RECV_BYTES_OVER_BUDGET = 4 * 1024
+# Connections of the operations listener one worker holds at once (a probe or a scrape each).
+OPS_CONNECTIONS = 16
 ACCEPTS_PER_EVENT = 16
 # After an answer that closes the connection: what the client still sends is dropped, up to the
 # unread rest of its body (at most four body limits) or this many bytes, for the client timeout
@@ -64,8 +73,10 @@ class ReadingWorker(Protocol):
     nr_conns: int
     worker_connections: int
     settings: ServerSettings
+    ops_listener: Any  # gunicorn's listener socket of OME_RANKER_OPS_BIND, or None
 
     def _dispatch(self, conn: Connection) -> None: ...
+    def is_token_holder(self, authorization: bytes | None) -> bool: ...
 
 
 if TYPE_CHECKING:
@@ -82,9 +93,15 @@ class ConnectionReading(_Worker):
         self.reading: set[Connection] = set()
         self.lingering: set[Connection] = set()
         self.waiting_for_thread: deque[Connection] = deque()
-        self.buffered_bytes = 0
+        self.buffered_bytes = 0  # of the connections reading or waiting for a thread
+        self.ops_conns = 0
+
+    @property
+    def api_conns(self) -> int:
+        return self.nr_conns - self.ops_conns
 
     def accept(self, listener: socket.socket) -> None:
+        ops = listener is self.ops_listener
         for _ in range(ACCEPTS_PER_EVENT):
             try:
                 sock, client = listener.accept()
@@ -93,11 +110,17 @@ class ConnectionReading(_Worker):
                     return
                 raise
             self.nr_conns += 1
+            self.ops_conns += ops
             conn = Connection(
                 self.cfg, ClientSocket.adopt(sock), client, listener.getsockname(), self._buffer()
             )
+            conn.ops = ops
             self._read(conn, self.settings.client_timeout)
-            if self.nr_conns >= self.worker_connections:
+            if (
+                (self.ops_conns >= OPS_CONNECTIONS)
+                if ops
+                else (self.api_conns >= self.worker_connections)
+            ):
                 return
 
     def _buffer(self) -> RequestBuffer:
@@ -117,17 +140,29 @@ class ConnectionReading(_Worker):
         timeout = idle_seconds if conn.received_nothing else self.settings.client_timeout
         conn.deadline = time.monotonic() + timeout
         self.reading.add(conn)
-        self.buffered_bytes += len(conn.buffer)
+        self._count(conn, len(conn.buffer) - conn.buffered)
         self._register(conn, self._on_readable)
 
     def _leave_reading(self, conn: Connection) -> None:
         self.reading.discard(conn)
-        self.buffered_bytes -= len(conn.buffer)
         self._unregister(conn)
 
+    def _count(self, conn: Connection, size: int) -> None:
+        conn.buffered += size
+        self.buffered_bytes += size
+
+    def _uncount(self, conn: Connection) -> None:
+        """The connection's buffer leaves the budget: a thread has it, or it is closing."""
+        self.buffered_bytes -= conn.buffered
+        conn.buffered = 0
+
+    def _budget(self, conn: Connection) -> int:
+        return BUFFER_BUDGET_BYTES + (HOLDER_BUFFER_BYTES if conn.holder else 0)
+
     def _on_readable(self, conn: Connection, _fileobj) -> None:
+        over_budget = self.buffered_bytes > self._budget(conn)
         try:
-            data = conn.sock.recv(RECV_BYTES)
+            data = conn.sock.recv(RECV_BYTES_OVER_BUDGET if over_budget else RECV_BYTES)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -142,15 +177,28 @@ class ConnectionReading(_Worker):
             if conn.received_nothing:
                 conn.deadline = time.monotonic() + self.settings.client_timeout
             readiness = conn.buffer.feed(data)
-            self.buffered_bytes += len(data)
-            if readiness is Readiness.WAITING and self.buffered_bytes > BUFFER_BUDGET_BYTES:
+            self._count(conn, len(data))
+            if conn.holder is None and conn.buffer.head_complete:
+                readiness = self._identify(conn)
+            if readiness is Readiness.WAITING and self.buffered_bytes > self._budget(conn):
                 conn.buffer.hand_over()
         if conn.buffer.readiness is not Readiness.WAITING:
             self._leave_reading(conn)
             self._dispatch(conn)
 
+    def _identify(self, conn: Connection) -> Readiness:
+        """Decide from the head alone whether a token holder sent the request (rules §17
+        "Safe to share"): its long body is then read here, in the holders' share of the buffer
+        budget, and it takes a thread only when whole; anonymous ones take the shared slots."""
+        conn.holder = not conn.ops and self.is_token_holder(conn.buffer.authorization)
+        if conn.holder:
+            return conn.buffer.raise_limit(self.settings.max_body_bytes + REQUEST_BUFFER_BYTES)
+        return conn.buffer.readiness
+
     def _linger(self, conn: Connection, *, quick: bool = False) -> None:
         """Half-close, then drop what the client still sends, until it closes or a bound."""
+        self._uncount(conn)
+        conn.buffer.take()  # what a refused request had sent is nobody's any more
         unread = None if quick else conn.unread_body
         if unread == 0 or quick:
             conn.discard_limit, seconds = LINGER_BYTES, LINGER_SECONDS
@@ -191,10 +239,8 @@ class ConnectionReading(_Worker):
                 self._time_out(conn)
         for conn in [conn for conn in self.waiting_for_thread if conn.deadline <= now]:
             self.waiting_for_thread.remove(conn)
-            if conn.buffer.readiness is Readiness.WHOLE:
-                self._busy(conn)  # the client sent it all; no thread came in time
-            else:
-                self._time_out(conn)
+            # Unread while it waited: whatever the client still had to send, it was not late.
+            self._busy(conn)
         for conn in [conn for conn in self.lingering if conn.deadline <= now]:
             self.lingering.discard(conn)
             self._close(conn)
@@ -204,11 +250,16 @@ class ConnectionReading(_Worker):
         self.log.warning(
             "request %r waited %g s for a thread: 503", conn.buffer.request_line(), seconds
         )
+        threads = (
+            "every thread that may read a long body"
+            if conn.buffer.readiness is Readiness.PARTIAL
+            else "every thread of this worker"
+        )
         conn.sock.answer_for_thread(
             error_response(
                 DeadlineExceeded(
-                    f"every thread of this worker was busy for the request's deadline "
-                    f"({seconds:g} s); try again later"
+                    f"{threads} was busy for the request's deadline ({seconds:g} s); "
+                    "try again later"
                 )
             )
         )
@@ -222,6 +273,11 @@ class ConnectionReading(_Worker):
         )
         self._linger(conn, quick=True)
 
+    def _new_request(self, conn: Connection) -> None:
+        """Ready the connection for its next request (keep-alive)."""
+        conn.buffer = self._buffer()
+        conn.holder = None
+
     def _register(self, conn: Connection, callback: Callable[[Connection, Any], None]) -> None:
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(callback, conn))
         conn.registered = True
@@ -234,7 +290,9 @@ class ConnectionReading(_Worker):
 
     def _close(self, conn: Connection) -> None:
         self._unregister(conn)
+        self._uncount(conn)
         self.nr_conns -= 1
+        self.ops_conns -= conn.ops
         conn.close()
 
 

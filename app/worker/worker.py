@@ -50,38 +50,52 @@ import selectors
 import socket
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, cast
 
+from flask import Flask
 from gunicorn import http
 from gunicorn.http.body import ChunkedReader, LengthReader
+from gunicorn.util import parse_address
 from gunicorn.workers.gthread import ThreadWorker
 
-from app.errors import ApiError, DeadlineExceeded, RequestTimeout
+from app.errors import ApiError, DeadlineExceeded, RequestTimeout, error_body
 from config.settings import DEADLINE_MARGIN_SECONDS, DRAINING_ENVIRON_KEY, ServerSettings
 
 from .answers import error_response, is_client_error, parser_error
 from .buffer import Readiness
 from .connection import Connection
-from .reading import ConnectionReading, peer_of
+from .reading import OPS_CONNECTIONS, ConnectionReading, peer_of
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
 
 SCAN_SECONDS = 0.25  # how often timers are checked
+# What the operations listener serves; everything else there is a 404, as /metrics is on the
+# API's listener once the operations listener exists.
+OPS_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 _QUIET_ERRNOS = frozenset({errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.EBADF})
 
 
 class RankerWorker(ConnectionReading, ThreadWorker):
     """gunicorn's ``gthread`` worker, reading requests whole first (see the module docstring)."""
 
-    # Set by gunicorn's Worker, which has no type information.
+    # Set by gunicorn's Worker and ThreadWorker, which have no type information.
     alive: bool
+    _accepting: bool
     max_requests: int
     wsgi: WSGIApplication
 
     def init_process(self) -> None:
         # Before super(), which ends by running the loop.
         self.settings = ServerSettings.from_environment()
+        self.ops_listener = self._ops_listener()
+        # Probes and scrapes get a thread of their own: the API's load never delays them.
+        self.ops_pool = (
+            ThreadPoolExecutor(1, thread_name_prefix="ops") if self.ops_listener else None
+        )
+        self._ops_accepting = False
+        self.flask_app: Flask | None = None
         # Threads that open work (and reading long bodies) may hold, and of those, threads that
         # reading long bodies may hold: a slow uploader never holds the last of either.
         self.limited_slots = max(1, self.cfg.threads - 1)
@@ -101,13 +115,39 @@ class RankerWorker(ConnectionReading, ThreadWorker):
 
     # -- the application ------------------------------------------------------------------
 
+    def _ops_listener(self):
+        """gunicorn's listener of ``OME_RANKER_OPS_BIND`` (config/gunicorn.conf.py binds it)."""
+        if self.settings.ops_bind is None:
+            return None
+        address = parse_address(self.settings.ops_bind)
+        for listener in self.sockets:
+            if listener.cfg_addr == address:
+                return listener
+        return None  # gunicorn was given other addresses (-b): it serves them all alike
+
+    def is_token_holder(self, authorization: bytes | None) -> bool:
+        """Whether a request's Authorization value names a token of the service's (not
+        OME_RANKER_AUTH=none, which makes everyone the same anonymous caller)."""
+        if authorization is None or self.flask_app is None:
+            return False
+        from app.catalog import get_access  # the app's, reloaded as its token file changes
+
+        access = get_access(self.flask_app)
+        header = authorization.decode("latin-1")
+        return not access.open and access.identify(header) is not None
+
     def load_wsgi(self) -> None:
         super().load_wsgi()
         application = self.wsgi
+        self.flask_app = application if isinstance(application, Flask) else None
 
         def with_worker_state(environ, start_response):
             environ[DRAINING_ENVIRON_KEY] = self.draining_until is not None
             response = getattr(start_response, "__self__", None)  # gunicorn's Response
+            refused = _listener_refusal(response, environ.get("PATH_INFO", ""))
+            if refused is not None:
+                start_response("404 NOT FOUND", refused)
+                return [_NOT_HERE]
 
             def start_closing_unless_read(status, headers, exc_info=None):
                 # A body left unread (refused with 413) or unreadable (malformed chunks): the
@@ -127,6 +167,8 @@ class RankerWorker(ConnectionReading, ThreadWorker):
             self.method_queue.defer(lambda: None)  # wake the loop
         if self.draining_until is not None or self.retiring:
             req.force_close()  # the client's next request goes to a new connection
+        if self.ops_listener is not None:
+            req.ome_listener = "ops" if conn.ops else "api"
         return super().handle_request(req, conn)
 
     # -- the loop -------------------------------------------------------------------------
@@ -146,9 +188,10 @@ class RankerWorker(ConnectionReading, ThreadWorker):
                     break
             if self.retiring:
                 break
-            can_accept = self.nr_conns < self.worker_connections
+            can_accept = self.api_conns < self.worker_connections
             if can_accept != self._accepting:
                 self.set_accept_enabled(can_accept)
+            self._set_ops_accepting(self.ops_conns < OPS_CONNECTIONS)
             self.wait_for_and_dispatch_events(timeout=SCAN_SECONDS)
             now = time.monotonic()
             if now >= next_scan:
@@ -165,6 +208,7 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         for each to end, within the graceful timeout. An idle keep-alive connection ends at its
         keep-alive timeout, if its client sends nothing before."""
         self.set_accept_enabled(False)
+        self._set_ops_accepting(False)
         for listener in self.sockets:
             listener.close()
         self.log.info(
@@ -184,6 +228,8 @@ class RankerWorker(ConnectionReading, ThreadWorker):
             self._close(conn)
         stuck = len(self.in_flight)
         self.tpool.shutdown(wait=False)
+        if self.ops_pool is not None:
+            self.ops_pool.shutdown(wait=False)
         self.poller.close()
         self.method_queue.close()
         if stuck:
@@ -200,8 +246,34 @@ class RankerWorker(ConnectionReading, ThreadWorker):
                 self.settings.drain_seconds,
             )
 
+    def set_accept_enabled(self, enabled: bool) -> None:
+        """gthread's, for the API's listeners: the operations listener has its own cap."""
+        if enabled == self._accepting:
+            return
+        for listener in self.sockets:
+            if listener is self.ops_listener:
+                continue
+            if enabled:
+                listener.setblocking(False)
+                self.poller.register(listener, selectors.EVENT_READ, self.accept)
+            else:
+                self.poller.unregister(listener)
+        self._accepting = enabled
+
+    def _set_ops_accepting(self, enabled: bool) -> None:
+        if self.ops_listener is None or enabled == self._ops_accepting:
+            return
+        if enabled:
+            self.ops_listener.setblocking(False)
+            self.poller.register(self.ops_listener, selectors.EVENT_READ, self.accept)
+        else:
+            self.poller.unregister(self.ops_listener)
+        self._ops_accepting = enabled
+
     def _may_start(self, conn: Connection) -> bool:
         """Whether a thread may take ``conn`` now (see the module docstring)."""
+        if conn.ops or conn.holder:
+            return True  # their own thread; the threads anonymous requests may not all take
         partial = conn.buffer.readiness is Readiness.PARTIAL
         if not partial and not is_open_work(conn.buffer.request_line()):
             return True
@@ -211,20 +283,22 @@ class RankerWorker(ConnectionReading, ThreadWorker):
 
     def _dispatch(self, conn: Connection) -> None:
         if not self._may_start(conn):
-            if conn.buffer.readiness is not Readiness.PARTIAL:
-                # Whole: it waits for a thread, not for its client, for at most a deadline.
-                conn.deadline = time.monotonic() + self.settings.request_deadline
+            # It waits for a thread, not for its client, for at most a deadline.
+            conn.deadline = time.monotonic() + self.settings.request_deadline
             self.waiting_for_thread.append(conn)  # unread meanwhile: TCP slows the client down
             return
         request_line = conn.buffer.request_line()
-        conn.partial = conn.buffer.readiness is Readiness.PARTIAL
-        conn.limited = conn.partial or is_open_work(request_line)
-        self.partial_busy += conn.partial
-        self.limited_busy += conn.limited
+        self._uncount(conn)  # its thread has the buffer now
+        if not (conn.ops or conn.holder):
+            conn.partial = conn.buffer.readiness is Readiness.PARTIAL
+            conn.limited = conn.partial or is_open_work(request_line)
+            self.partial_busy += conn.partial
+            self.limited_busy += conn.limited
         conn.request_line = request_line
         conn.dispatched_at = time.monotonic()
         self.in_flight.add(conn)
-        future = self.tpool.submit(self.handle, conn)
+        pool = self.ops_pool if conn.ops and self.ops_pool is not None else self.tpool
+        future = pool.submit(self.handle, conn)
         future.add_done_callback(
             lambda done: self.method_queue.defer(self.finish_request, conn, done)
         )
@@ -247,7 +321,7 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         # Also while closing: an answer sent as keep-alive is followed by the client's next
         # request, which is read and answered with Connection: close, never dropped.
         if keepalive and not conn.sock.answered_by_worker:
-            conn.buffer = self._buffer()
+            self._new_request(conn)
             leftover = conn.parser.unreader.take_buffered()  # a pipelined next request
             if leftover:
                 conn.buffer.feed(leftover)
@@ -264,7 +338,7 @@ class RankerWorker(ConnectionReading, ThreadWorker):
             # Set by _dispatch before it adds the connection to in_flight.
             dispatched_at = cast(float, conn.dispatched_at)
             if now - dispatched_at > limit:
-                stuck += 1
+                stuck += not conn.ops
                 if not conn.overdue:
                     conn.overdue = True
                     self._answer_overdue(conn, now - dispatched_at)
@@ -386,3 +460,23 @@ def _unread_body(req) -> int | None:
     if isinstance(reader, ChunkedReader):
         return 0 if reader.parser is None else None
     return None
+
+
+_NOT_HERE = error_body("NotFound", "The requested URL was not found on the server.")
+
+
+def _listener_refusal(response, path: str) -> list[tuple[str, str]] | None:
+    """The headers of a 404 for a path that the request's listener does not serve: anything
+    but the operations endpoints on the operations listener, and /metrics on the API's once
+    the operations listener exists (rules §17 "Safe to share": metrics are not for anyone who
+    can reach the API). None: the application answers."""
+    listener = getattr(getattr(response, "req", None), "ome_listener", None)
+    served = path in OPS_PATHS if listener == "ops" else path != "/metrics" or listener is None
+    if served:
+        return None
+    return [
+        ("Content-Type", "application/json"),
+        ("Content-Length", str(len(_NOT_HERE))),
+        ("Cache-Control", "no-store"),
+        ("X-Content-Type-Options", "nosniff"),
+    ]
