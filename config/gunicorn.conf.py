@@ -48,7 +48,7 @@ def available_cpus() -> int:
 # Ranking is CPU-bound: one worker per core, plus one to cover a worker in I/O.
 server_settings = ServerSettings.from_environment(default_workers=available_cpus() + 1)
 # The operations listener (OME_RANKER_OPS_BIND), when set, beside the API's: the worker serves
-# /healthz, /readyz and /metrics there from a thread of its own (app/worker/).
+# /healthz, /readyz and /metrics there from threads of its own (app/worker/).
 bind = [server_settings.bind, *filter(None, [server_settings.ops_bind])]
 workers = server_settings.workers
 # gthread's thread pool behind an event loop that reads each request whole before a thread

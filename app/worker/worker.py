@@ -74,6 +74,7 @@ SCAN_SECONDS = 0.25  # how often timers are checked
 # What the operations listener serves; everything else there is a 404, as /metrics is on the
 # API's listener once the operations listener exists.
 OPS_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+OPS_THREADS = 2
 _QUIET_ERRNOS = frozenset({errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.EBADF})
 
 
@@ -90,9 +91,10 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         # Before super(), which ends by running the loop.
         self.settings = ServerSettings.from_environment()
         self.ops_listener = self._ops_listener()
-        # Probes and scrapes get a thread of their own: the API's load never delays them.
+        # Probes and scrapes get threads of their own (a scrape beside a probe): the API's load
+        # never delays them.
         self.ops_pool = (
-            ThreadPoolExecutor(1, thread_name_prefix="ops") if self.ops_listener else None
+            ThreadPoolExecutor(OPS_THREADS, thread_name_prefix="ops") if self.ops_listener else None
         )
         self._ops_accepting = False
         self.flask_app: Flask | None = None
