@@ -15,7 +15,13 @@ thread parses and answers it without waiting for the client. So:
   ``threads - 1`` threads at a time, and long bodies ``threads - 2`` of those: one thread is
   always left for the rest (catalog requests of token holders, probes) and, with the default 4
   threads, one for whole open requests that slow uploaders cannot take; the others wait in the
-  loop, in order (a whole one for at most the request deadline, then 503);
+  loop, unread and in order, for at most the request deadline, then 503;
+- a request whose head names a token of the service's is a token holder's: the loop reads its
+  long body too, in a share of the buffer budget of its own, and it takes a thread only when
+  whole, never one of the slots above, so anonymous uploads cannot make it wait;
+- with ``OME_RANKER_OPS_BIND``, the operations listener's requests (``/healthz``, ``/readyz``,
+  ``/metrics``, nothing else) have threads and a connection cap of their own: a flood of the
+  API's listener never delays a probe;
 - gunicorn's own error answers are the service's JSON errors (``handle_error``);
 - after an answer that closes the connection the loop lingers: it reads and drops what the
   client still sends (the rest of a body refused with 413), bounded in bytes and seconds, so a
