@@ -1,7 +1,27 @@
-"""Integers read from text as Go's ``strconv`` reads them, without ever converting more digits
-than fit (rules §17 "Safe to share")."""
+"""Bounds on what the rules read from text (rules §17 "Safe to share"): how long a string may be,
+and integers read as Go's ``strconv`` reads them without ever converting more digits than fit.
+
+Every string the rules parse, split or compare (versions, sizes, quantities, format and framework
+names, architectures, annotations read as values …) is at most ``MAX_VALUE_CHARS`` characters
+long; a storage URI, a path, at most ``MAX_URI_CHARS``. OME's CRDs declare no ``maxLength`` for
+any of them: the bounds are this service's, far above any value a real manifest carries
+(docs/behaviours.md), and the schemas refuse a longer string at its field before any rule runs.
+"""
 
 from __future__ import annotations
+
+MAX_VALUE_CHARS = 256
+MAX_URI_CHARS = 4096  # Linux's PATH_MAX: a PVC's sub-path is a path
+
+
+def too_long(limit: int) -> str:
+    """The message of a string over ``limit`` (it never repeats the string)."""
+    return f"Must be at most {limit} characters long (a bound of this service)."
+
+
+def length_problem(text: str, limit: int = MAX_VALUE_CHARS) -> str | None:
+    """``too_long(limit)`` when ``text`` is longer than ``limit``, else None."""
+    return too_long(limit) if len(text) > limit else None
 
 
 def parse_go_int(text: str, bits: int = 64, *, signed: bool = True) -> int | None:

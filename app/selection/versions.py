@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .bounds import parse_go_int
+from .bounds import MAX_VALUE_CHARS, parse_go_int
 
 EQUAL = "Equal"
 GREATER_THAN = "GreaterThan"
@@ -77,7 +77,10 @@ def _parse_version_cached(text: str) -> Version | None:
 
 
 def _parse_version(text: str) -> Version | None:
-    if not text:
+    # A version longer than any the schemas take (rules §17) is not parsed: only an object
+    # stored before that bound can bring one here, and its lists (an item per dot, built again
+    # for every entry that reads it) would cost a request far more than the string itself.
+    if not text or len(text) > MAX_VALUE_CHARS:
         return None
     parts = text.split(".", 2)
     precision = len(parts)

@@ -1,5 +1,5 @@
 """Integers read from text as Go's strconv reads them, with no digit string ever converted whole
-(CPython's int() refuses more than 4 300 digits)."""
+(CPython's int() refuses more than 4 300 digits), and the bound on strings the rules read."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.selection.bounds import parse_go_int
+from app.selection.bounds import MAX_VALUE_CHARS, length_problem, parse_go_int, too_long
 
 HUGE = "1" * (sys.get_int_max_str_digits() + 700)  # int(HUGE) raises ValueError
 
@@ -79,3 +79,11 @@ def test_never_raises_and_agrees_with_int_where_go_would(text):
     value = parse_go_int(text)
     if value is not None:
         assert value == int(text)
+
+
+def test_the_string_bound_names_itself_and_never_the_string():
+    assert length_problem("v" * MAX_VALUE_CHARS) is None
+    problem = length_problem("v" * (MAX_VALUE_CHARS + 1))
+    assert problem == too_long(MAX_VALUE_CHARS)
+    assert str(MAX_VALUE_CHARS) in problem and "vv" not in problem
+    assert length_problem("x" * 11, limit=10) == too_long(10)

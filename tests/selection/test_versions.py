@@ -1,11 +1,13 @@
 """SPEC §8: OME's version parser and matcher, corners included."""
 
 import sys
+import tracemalloc
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.selection.bounds import MAX_VALUE_CHARS
 from app.selection.versions import parse_version, versions_match
 
 
@@ -171,3 +173,20 @@ def test_numbers_past_uint64_are_parse_errors_never_exceptions(text):
     for operator in (None, "GreaterThan", "GreaterThanOrEqual"):
         assert versions_match(text, text, operator) is False
         assert versions_match("1.0.0", text, operator) is False
+
+
+def test_a_version_over_the_bound_is_not_parsed_and_costs_nothing_like_its_length():
+    """A 14 MB version (only an object stored before the schemas bounded it can bring one to
+    the rules) is not split into its seven million parts, for any entry that reads it."""
+    text = "1." * 7_000_000
+    within = "1.2.3-" + ".".join("a" * (MAX_VALUE_CHARS // 2 - 4))
+    assert len(within) <= MAX_VALUE_CHARS and parse_version(within) is not None
+    tracemalloc.start()
+    try:
+        assert parse_version(text) is None
+        assert versions_match(text, "1.0.0", None) is False
+        assert versions_match("1.0.0", text, "GreaterThan") is False
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < len(text) // 10  # the split alone allocated some 90 MB
