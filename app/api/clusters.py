@@ -44,6 +44,7 @@ from app.schemas.answers import (
     ObjectsWrittenSchema,
 )
 from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
+from app.selection.bounds import length_problem
 from app.selection.documents import OtherObject
 from app.store import CLUSTER_SCOPED_KINDS, ClusterInfo, ClusterSettings, StoredObject
 
@@ -95,6 +96,11 @@ def _settings(body: Any) -> ClusterSettings:
         problem = version_problem(values["ome_version"])
         if problem is not None:
             problems["omeVersion"] = [problem]
+    provider = values["model_cache_provider"]
+    if "modelCacheProvider" not in problems and provider is not None:
+        problem = length_problem(provider)  # rules §17: read by the rules, so bounded
+        if problem is not None:
+            problems["modelCacheProvider"] = [problem]
     if problems:
         raise errors.InvalidDocument(problems)
     return ClusterSettings(**values)

@@ -22,6 +22,7 @@ from app.http.described import JSON, Operation, operation_of, parameter
 from app.http.observability import REQUEST_ID_HEADER, REQUEST_ID_MAX_LENGTH
 from app.schemas.api import ErrorSchema
 from app.schemas.fields import AnnotationValue, StrictBoolean, StrictInteger
+from app.selection.bounds import MAX_VALUE_CHARS
 from app.version import __version__
 
 from .examples import error_examples
@@ -113,11 +114,15 @@ PARAMETERS = {
         "omeVersion",
         "OME version whose rules apply (default 1.3, or the cluster's), when the body names "
         "none; anything that is not a version is a 422 `InvalidDocument`.",
+        type="string",
+        maxLength=MAX_VALUE_CHARS,
     ),
     "ModelCacheProvider": parameter(
         "modelCacheProvider",
         "The model cache provider the cluster's OME is configured with, when the body (or the "
         "stored cluster) names none (absent: none is configured). Only sharded models read it.",
+        type="string",
+        maxLength=MAX_VALUE_CHARS,
     ),
     "AcceleratorClassesKnown": parameter(
         "acceleratorClassesKnown",
@@ -277,7 +282,7 @@ def _annotation_map(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, 
         return {}
     return {
         "description": f"Annotations; only `{field.key}` is read, and it must be a string.",
-        "properties": {field.key: {"type": ["string", "null"]}},
+        "properties": {field.key: {"type": ["string", "null"], "maxLength": MAX_VALUE_CHARS}},
     }
 
 

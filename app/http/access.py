@@ -13,6 +13,7 @@ from flask import Response, current_app, request
 from app import errors
 from app.auth import Token
 from app.catalog import get_access, get_store
+from app.selection.bounds import parse_go_int
 from app.store import (
     CatalogDocuments,
     ClusterInfo,
@@ -130,10 +131,8 @@ def if_match() -> int | None:
     raw = request.headers.get("If-Match")
     if raw is None or raw.strip() == "*":
         return None
-    value = raw.strip().removeprefix("W/").strip('"')
-    if not value.isdigit():
-        return -1  # matches no generation: 412
-    return int(value)
+    generation = parse_go_int(raw.strip().removeprefix("W/").strip('"'), signed=False)
+    return -1 if generation is None else generation  # -1 matches no generation: 412
 
 
 def not_modified(info: ClusterInfo) -> Response | None:

@@ -11,16 +11,22 @@ from flask import Flask, Response, request
 from app import errors
 from app.schemas.names import label_problem
 from app.schemas.requests import classes_known_setting, version_problem
+from app.selection.bounds import length_problem
 from app.selection.catalog import CatalogView
 from app.selection.documents import DEFAULT_OME_VERSION
 from app.store import ClusterSettings
 
 
-def _check_namespace() -> None:
-    """rules §17: the request's ``namespace`` is a DNS-1123 label (empty: absent)."""
+def _check_query() -> None:
+    """rules §17: the request's ``namespace`` is a DNS-1123 label (empty: absent), and its
+    ``modelCacheProvider`` bounded as every string the rules read."""
     problem = namespace_problem(request.args.getlist("namespace"))
     if problem is not None:
         raise errors.InvalidDocument({"namespace": [problem]})
+    for provider in request.args.getlist("modelCacheProvider"):
+        problem = length_problem(provider)
+        if problem is not None:
+            raise errors.InvalidDocument({"modelCacheProvider": [problem]})
 
 
 def namespace_problem(values: Iterable[str]) -> str | None:
@@ -81,5 +87,5 @@ def _headers(response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    app.before_request(_check_namespace)
+    app.before_request(_check_query)
     app.after_request(_headers)

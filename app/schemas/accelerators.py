@@ -11,7 +11,7 @@ from marshmallow import EXCLUDE, Schema, fields, post_load, validate
 from app.selection.placement import AcceleratorClass, PlacementDocumentError
 
 from .documents import API_VERSION, placement_error
-from .fields import opt_int, opt_list, opt_nested, opt_str
+from .fields import BoundedString, opt_int, opt_list, opt_nested, opt_str
 from .names import validate_object_name
 
 ACCELERATOR_CLASS_KIND = "AcceleratorClass"
@@ -44,7 +44,7 @@ class _Capabilities(_Lenient):
     memory = fields.Raw(allow_none=True, load_default=None, data_key="memoryGB")
     compute_capability = opt_str(data_key="computeCapability")
     bandwidth = fields.Raw(allow_none=True, load_default=None, data_key="memoryBandwidthGBps")
-    features = opt_list(fields.String())
+    features = opt_list(BoundedString())
     performance = opt_nested(_Performance)
 
 
@@ -67,7 +67,7 @@ class _Cost(_Lenient):
 
 
 class _Resource(_Lenient):
-    name = fields.String(required=True)
+    name = BoundedString(required=True)
     quantity = fields.Raw(allow_none=True, load_default=None)
 
 

@@ -13,6 +13,7 @@ from marshmallow import Schema, fields, validate
 from app.selection.admission import ERROR, INFO, WARNING
 
 from .api import SCOPES
+from .fields import BoundedString
 from .placement import placement_field
 
 # The kinds a catalog stores, by which its counts are kept.
@@ -42,12 +43,12 @@ def _counts(description: str) -> fields.Dict:
 class ClusterSettingsSchema(Schema):
     """``PUT /v1/clusters/{cluster}``'s body: every key may be left out or null."""
 
-    ome_version = fields.String(
+    ome_version = BoundedString(
         data_key="omeVersion",
         allow_none=True,
         metadata=_doc("The OME version whose rules apply (left out or null: 1.3)."),
     )
-    model_cache_provider = fields.String(
+    model_cache_provider = BoundedString(
         data_key="modelCacheProvider",
         allow_none=True,
         metadata=_doc("The model cache provider the cluster's OME is configured with."),

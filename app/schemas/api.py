@@ -20,6 +20,7 @@ from .documents import (
     ModelDocumentSchema,
     RuntimeDocumentSchema,
 )
+from .fields import BoundedString
 from .placement import placement_field
 
 SCOPES = ("Namespaced", "Cluster")
@@ -73,7 +74,7 @@ class RankRequestSchema(Schema):
             example="llama-demo",
         ),
     )
-    ome_version = fields.String(
+    ome_version = BoundedString(
         allow_none=True,
         data_key="omeVersion",
         metadata=_doc(
@@ -81,7 +82,7 @@ class RankRequestSchema(Schema):
             example="1.3",
         ),
     )
-    model_cache_provider = fields.String(
+    model_cache_provider = BoundedString(
         allow_none=True,
         data_key="modelCacheProvider",
         metadata=_doc(

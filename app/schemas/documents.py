@@ -14,11 +14,12 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
 
 from app.selection import documents as doc
+from app.selection.bounds import MAX_URI_CHARS
 from app.selection.json_values import NOT_JSON, is_json_value
 from app.selection.placement import AcceleratorRequest, PlacementDocumentError
 
-from .fields import AnnotationValue, opt_bool, opt_int, opt_list, opt_nested, opt_str
-from .names import validate_namespace, validate_object_name
+from .fields import AnnotationValue, BoundedString, opt_bool, opt_int, opt_list, opt_nested, opt_str
+from .names import LABEL_MAX, validate_namespace, validate_object_name
 
 API_VERSION = "ome.io/v1beta1"
 MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
@@ -59,13 +60,19 @@ class _Lenient(Schema):
 
 
 class MetadataSchema(_Lenient):
-    # rules §17: names as the API server takes them (an empty namespace is an absent one).
+    # rules §17: names as the API server takes them (an empty namespace is an absent one), their
+    # length bounds among its rules, in its words.
     name = fields.String(required=True, validate=[_NON_EMPTY, validate_object_name])
-    namespace = opt_str(validate=validate_namespace)
+    namespace = fields.String(
+        allow_none=True,
+        load_default=None,
+        validate=validate_namespace,
+        metadata={"maxLength": LABEL_MAX},
+    )
 
 
 class ModelRefSchema(_Lenient):
-    name = fields.String(required=True)
+    name = BoundedString(required=True)
     version = opt_str()
 
     @post_load
@@ -104,7 +111,7 @@ class DiffusionPipelineSchema(_Lenient):
     transformer = opt_nested(PipelineComponentSchema)
     vae = opt_nested(PipelineComponentSchema)
     additional = fields.Dict(
-        keys=fields.String(),
+        keys=BoundedString(),
         values=fields.Nested(PipelineComponentSchema, allow_none=True),
         allow_none=True,
         load_default=None,
@@ -139,7 +146,7 @@ class StorageSchema(_Lenient):
     """A model's ``storage``: its URI is read only when it names a PVC (the InferenceService
     webhook's namespace rule, rules §18); any other is not kept."""
 
-    uri = opt_str(data_key="storageUri")
+    uri = opt_str(MAX_URI_CHARS, data_key="storageUri")
 
     @post_load
     def build(self, data, **kwargs) -> str | None:
@@ -178,7 +185,7 @@ class ModelDocumentSchema(_Lenient):
 
 
 class EntryRefSchema(_Lenient):
-    name = fields.String(required=True)
+    name = BoundedString(required=True)
     version = opt_str()
     operator = opt_str()
     weight = opt_int(
@@ -209,7 +216,7 @@ class EntrySchema(_Lenient):
     auto_select = opt_bool(data_key="autoSelect")
     # rules §1.2/§13: the CRD refuses priority < 1, disabled runtime or not; it is an int32.
     priority = opt_int(validate=[PRIORITY_RANGE_MIN, PRIORITY_RANGE_MAX])
-    cache_providers = opt_list(fields.String(), data_key="modelCacheProviders")
+    cache_providers = opt_list(BoundedString(), data_key="modelCacheProviders")
     version = opt_str()  # read only by the webhook's same-priority rule (rules §18)
     # rules §20.2: kept as written, read per class name by the placement.
     accelerator_config = fields.Dict(
@@ -239,7 +246,7 @@ class SizeRangeSchema(_Lenient):
 
 
 class AcceleratorRequirementsSchema(_Lenient):
-    classes = opt_list(fields.String(), data_key="acceleratorClasses")
+    classes = opt_list(BoundedString(), data_key="acceleratorClasses")
 
 
 class ComponentConfigSchema(_Lenient):
@@ -255,7 +262,7 @@ class RuntimeSpecSchema(_Lenient):
     accelerators = opt_nested(AcceleratorRequirementsSchema, data_key="acceleratorRequirements")
     engine = opt_nested(ComponentConfigSchema, data_key="engineConfig")
     decoder = opt_nested(ComponentConfigSchema, data_key="decoderConfig")
-    protocol_versions = opt_list(fields.String(), data_key="protocolVersions")
+    protocol_versions = opt_list(BoundedString(), data_key="protocolVersions")
 
 
 def _mode_annotation(config: dict | None) -> str | None:

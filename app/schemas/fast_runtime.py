@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.selection import documents as doc
+from app.selection.bounds import MAX_VALUE_CHARS
 from app.selection.json_values import is_json_value
 
 from .documents import (
@@ -36,8 +37,11 @@ def _any_not_simple(values: tuple) -> bool:
     return any(value is _NOT_SIMPLE for value in values)
 
 
+_MAX = MAX_VALUE_CHARS  # every string the rules read is bounded (the schema's BoundedString)
+
+
 def _opt_str(value: Any) -> Any:
-    return value if value is None or type(value) is str else _NOT_SIMPLE
+    return value if value is None or (type(value) is str and len(value) <= _MAX) else _NOT_SIMPLE
 
 
 def _opt_bool(value: Any) -> Any:
@@ -53,8 +57,9 @@ def _entry_ref(value: Any) -> Any:
     name, version, operator, weight = get("name"), get("version"), get("operator"), get("weight")
     if (
         type(name) is not str
-        or (version is not None and type(version) is not str)
-        or (operator is not None and type(operator) is not str)
+        or len(name) > _MAX
+        or (version is not None and (type(version) is not str or len(version) > _MAX))
+        or (operator is not None and (type(operator) is not str or len(operator) > _MAX))
     ):
         return _NOT_SIMPLE
     if weight is None:
@@ -80,10 +85,10 @@ def _entry(value: Any) -> Any:
     architecture, quantization = get("modelArchitecture"), get("quantization")
     auto_select, priority = get("autoSelect"), get("priority")
     if not (
-        (name is None or type(name) is str)
-        and (version is None or type(version) is str)
-        and (architecture is None or type(architecture) is str)
-        and (quantization is None or type(quantization) is str)
+        (name is None or (type(name) is str and len(name) <= _MAX))
+        and (version is None or (type(version) is str and len(version) <= _MAX))
+        and (architecture is None or (type(architecture) is str and len(architecture) <= _MAX))
+        and (quantization is None or (type(quantization) is str and len(quantization) <= _MAX))
         and (auto_select is None or type(auto_select) is bool)
         and (priority is None or (type(priority) is int and 1 <= priority <= PRIORITY_MAX))
     ):
@@ -113,7 +118,7 @@ def _entry(value: Any) -> Any:
 def _str_tuple(value: Any) -> Any:
     if value is None:
         return None
-    if type(value) is not list or any(type(item) is not str for item in value):
+    if type(value) is not list or any(type(item) is not str or len(item) > _MAX for item in value):
         return _NOT_SIMPLE
     return tuple(value)
 

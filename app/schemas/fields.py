@@ -1,5 +1,6 @@
 """Strict JSON field types: Kubernetes types its fields, so "2" is not an integer
-and "true" is not a boolean (rules §15: integral floats such as 2.0 are integers)."""
+and "true" is not a boolean (rules §15: integral floats such as 2.0 are integers). Every string
+the rules read is bounded (``app.selection.bounds``): refused at its field before they run."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, utils
 
+from app.selection.bounds import MAX_VALUE_CHARS, length_problem, too_long
 from app.selection.budget import checked
 
 
@@ -32,6 +34,22 @@ class StrictBoolean(fields.Field):
         return value
 
 
+class BoundedString(fields.String):
+    """A string of at most ``limit`` characters, refused before any validator reads it (the
+    OpenAPI spec shows the bound as ``maxLength``)."""
+
+    def __init__(self, limit: int = MAX_VALUE_CHARS, **kwargs: Any) -> None:
+        kwargs["metadata"] = {"maxLength": limit, **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+        self.limit = limit
+
+    def _deserialize(self, value: Any, attr, data, **kwargs) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) > self.limit:
+            raise ValidationError(too_long(self.limit))
+        return text
+
+
 class AnnotationValue(fields.Field):
     """An annotation map of which selection reads one key.
 
@@ -43,6 +61,7 @@ class AnnotationValue(fields.Field):
     default_error_messages = {
         "invalid": "Not a valid mapping type.",
         "invalid_value": "Annotation {annotation} must be a string.",
+        "too_long": "Annotation {annotation}: {problem}",
     }
 
     def __init__(self, key: str, **kwargs):
@@ -59,12 +78,15 @@ class AnnotationValue(fields.Field):
             return True, None
         if not isinstance(found, str):
             raise self.make_error("invalid_value", annotation=self.key)
+        problem = length_problem(found)
+        if problem is not None:
+            raise self.make_error("too_long", annotation=self.key, problem=problem)
         return True, found
 
 
-def opt_str(**kwargs) -> fields.String:
-    """An optional string field; null counts as absent (rules §15)."""
-    return fields.String(allow_none=True, load_default=None, **kwargs)
+def opt_str(limit: int = MAX_VALUE_CHARS, **kwargs) -> fields.String:
+    """An optional string field, bounded; null counts as absent (rules §15)."""
+    return BoundedString(limit, allow_none=True, load_default=None, **kwargs)
 
 
 def opt_nested(schema, **kwargs) -> fields.Nested:

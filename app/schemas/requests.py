@@ -11,6 +11,7 @@ from marshmallow import Schema, ValidationError
 from packaging.version import InvalidVersion, Version
 
 from app.errors import InvalidDocument, MalformedRequest
+from app.selection.bounds import length_problem
 from app.selection.budget import checked
 from app.selection.documents import (
     DEFAULT_OME_VERSION,
@@ -122,7 +123,11 @@ def load_accelerator_classes(
 
 
 def version_problem(version: str) -> str | None:
-    """rules §14: an ``omeVersion`` is any version ``packaging`` reads; else the message."""
+    """rules §14: an ``omeVersion`` is any version ``packaging`` reads; else the message. Bounded
+    first, as every string the rules read: ``packaging`` converts its digits with ``int()``."""
+    problem = length_problem(version)
+    if problem is not None:
+        return problem
     try:
         Version(version)
     except InvalidVersion:
@@ -193,6 +198,9 @@ def load_rank_request(
     namespace_problem = label_problem(namespace) if namespace else None
     if namespace_problem is not None:
         errors["namespace"] = [namespace_problem]
+    provider_problem = length_problem(cache_provider) if cache_provider else None
+    if provider_problem is not None:
+        errors["modelCacheProvider"] = [provider_problem]
     if ome_version is None:
         ome_version = DEFAULT_OME_VERSION
     else:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from .bounds import parse_go_int
 from .documents import InferenceService, Model
 from .findings import Refusal
 from .gotext import go_quote
@@ -32,8 +33,6 @@ METRIC_TYPES = {
     "External": "external",
     "ContainerResource": "containerResource",
 }
-_GO_INT = re.compile(r"[+-]?[0-9]+")  # what strconv.Atoi takes
-_PERCENT = re.compile(r"([0-9]+)%")
 
 
 def get(value: Any, *path: str) -> Any:
@@ -215,7 +214,8 @@ def _target_utilization(manifest: Mapping[str, Any]) -> str | None:
     if TARGET_UTILIZATION not in annotations:
         return None
     value = annotations[TARGET_UTILIZATION]
-    if isinstance(value, str) and _GO_INT.fullmatch(value) and 1 <= int(value) <= 100:
+    percentage = parse_go_int(value) if isinstance(value, str) else None  # strconv.Atoi
+    if percentage is not None and 1 <= percentage <= 100:
         return None
     return "the target utilization percentage should be a [1-100] integer"
 
@@ -338,9 +338,11 @@ def _replica_bounds(manifest: Mapping[str, Any]) -> str | None:
 def _budget_ok(value: Any) -> bool:
     if _is_int(value):
         return bool(value >= 0)
-    if isinstance(value, str):
-        match = _PERCENT.fullmatch(value)
-        return match is not None and int(match.group(1)) <= 100
+    if isinstance(value, str) and value.endswith("%"):
+        # OME: digits only, then strconv.Atoi, whose range error refuses it too.
+        digits = value[:-1]
+        percentage = parse_go_int(digits) if digits.isdigit() else None
+        return percentage is not None and percentage <= 100
     return False
 
 

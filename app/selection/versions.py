@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-_UINT64_MAX = 2**64 - 1
-_ASCII_DIGITS = frozenset("0123456789")
+from .bounds import MAX_VALUE_CHARS, parse_go_int
 
 EQUAL = "Equal"
 GREATER_THAN = "GreaterThan"
@@ -51,12 +50,11 @@ _CACHED_VERSION_LENGTH = 64
 
 
 def _numeric(text: str) -> int | None:
-    if not text or not _ASCII_DIGITS.issuperset(text):
-        return None
+    # OME's parseNumeric: digits only, no leading zero, then strconv.ParseUint(text, 10, 64),
+    # whose error past 2^64 - 1 makes the version unparsable (it then never matches).
     if len(text) > 1 and text[0] == "0":
         return None
-    value = int(text)
-    return value if value <= _UINT64_MAX else None
+    return parse_go_int(text, signed=False)
 
 
 def _split_list(text: str) -> tuple[bytes, ...] | None:
@@ -79,7 +77,10 @@ def _parse_version_cached(text: str) -> Version | None:
 
 
 def _parse_version(text: str) -> Version | None:
-    if not text:
+    # A version longer than any the schemas take (rules §17) is not parsed: only an object
+    # stored before that bound can bring one here, and its lists (an item per dot, built again
+    # for every entry that reads it) would cost a request far more than the string itself.
+    if not text or len(text) > MAX_VALUE_CHARS:
         return None
     parts = text.split(".", 2)
     precision = len(parts)

@@ -15,14 +15,20 @@ from app.schemas import fast_runtime
 from app.schemas.documents import runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
 from app.selection import documents
+from app.selection.bounds import MAX_VALUE_CHARS, too_long
 from bench.manifests import rank_request_body
 from tests.builders import entry, runtime_doc
 
 MISSING = object()
 
-# Values of every JSON type, and the awkward ones next to the right ones.
+# Values of every JSON type, and the awkward ones next to the right ones (a string just within
+# the bound on the strings the rules read, and one just over it).
+AT_BOUND, OVER_BOUND = "v" * MAX_VALUE_CHARS, "v" * (MAX_VALUE_CHARS + 1)
 ODD = st.sampled_from(
-    [None, "", "x", 0, 1, -1, 2.0, 1.5, True, False, [], ["a"], [None], {}, {"name": "x"}]
+    [
+        *(None, "", "x", AT_BOUND, OVER_BOUND, 0, 1, -1, 2.0, 1.5, True, False),
+        *([], ["a"], [None], {}, {"name": "x"}),
+    ]
 )
 TEXT = st.one_of(st.sampled_from(["", "Equal", "GreaterThan", "1.0.0", "a"]), st.text(max_size=4))
 
@@ -158,6 +164,7 @@ FULL_RUNTIME = {
                 "autoSelect": True,
                 "priority": 2,
                 "modelCacheProviders": ["lustre", "nfs"],
+                "version": "1.0.0",
             }
         ],
         "modelSizeRange": {"min": "1B", "max": "8B"},
@@ -268,6 +275,46 @@ def test_answers_for_realistic_manifests():
 )
 def test_leaves_the_rest_to_the_schema(value):
     assert load_runtime(value) is None
+
+
+# The strings of FULL_RUNTIME the rules read: all but its kind and apiVersion, its metadata's
+# name and namespace (Kubernetes names, with bounds of their own), a label and an annotation
+# no rule reads.
+def _read_strings():
+    metadata = FULL_RUNTIME["metadata"]
+    unread = {
+        (id(FULL_RUNTIME), "kind"),
+        (id(FULL_RUNTIME), "apiVersion"),
+        (id(metadata), "name"),
+        (id(metadata), "namespace"),
+        (id(metadata["labels"]), "a"),
+        (id(metadata["annotations"]), "other"),
+    }
+    for index, (container, key) in enumerate(_places(FULL_RUNTIME)):
+        if isinstance(container[key], str) and (id(container), key) not in unread:
+            yield index
+
+
+def _with_string(index: int, text: str) -> dict:
+    value = copy.deepcopy(FULL_RUNTIME)
+    container, key = list(_places(value))[index]
+    container[key] = text
+    return value
+
+
+def test_every_string_the_rules_read_is_bounded_on_both_paths():
+    """rules §17: at the bound both loaders take the string; one character over, the fast one
+    leaves the document to the schema, which refuses it at that field and names the bound."""
+    places = list(_read_strings())
+    assert len(places) == 18  # every name, version, operator, size, class, mode, parent …
+    for index in places:
+        fast = load_runtime(_with_string(index, AT_BOUND))
+        assert fast is not None and repr(fast) == repr(schema_load(_with_string(index, AT_BOUND)))
+        over = _with_string(index, OVER_BOUND)
+        assert load_runtime(over) is None
+        with pytest.raises(ValidationError) as refused:
+            runtime_document_schema.load(over)
+        assert too_long(MAX_VALUE_CHARS) in str(refused.value.messages)
 
 
 def test_a_shared_format_reference_is_never_served_for_another_value():

@@ -1,9 +1,13 @@
 """SPEC §8: OME's version parser and matcher, corners included."""
 
+import sys
+import tracemalloc
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.selection.bounds import MAX_VALUE_CHARS
 from app.selection.versions import parse_version, versions_match
 
 
@@ -146,3 +150,43 @@ def test_cached_and_uncached_paths_agree_and_long_strings_are_not_kept(length):
     grown = [cache.cache_info().currsize > size for cache, size in zip(caches, sizes, strict=True)]
     if length > 64:
         assert grown == [False, False]
+
+
+HUGE_NUMBER = "1" * (sys.get_int_max_str_digits() + 700)  # int() of it raises ValueError
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1" * 21,  # beyond uint64: ParseUint's range error, as OME's parser answers
+        "1." + "9" * 25,
+        "1.2." + "3" * 200 + "-rc",
+        HUGE_NUMBER,
+        f"1.{HUGE_NUMBER}",
+        f"1.2.{HUGE_NUMBER}.dev0",
+    ],
+)
+def test_numbers_past_uint64_are_parse_errors_never_exceptions(text):
+    """A part that does not fit 64 bits makes OME's parser fail, so the version matches
+    nothing (itself included), whatever its length: CPython would refuse int() of it."""
+    assert parse_version(text) is None
+    for operator in (None, "GreaterThan", "GreaterThanOrEqual"):
+        assert versions_match(text, text, operator) is False
+        assert versions_match("1.0.0", text, operator) is False
+
+
+def test_a_version_over_the_bound_is_not_parsed_and_costs_nothing_like_its_length():
+    """A 14 MB version (only an object stored before the schemas bounded it can bring one to
+    the rules) is not split into its seven million parts, for any entry that reads it."""
+    text = "1." * 7_000_000
+    within = "1.2.3-" + ".".join("a" * (MAX_VALUE_CHARS // 2 - 4))
+    assert len(within) <= MAX_VALUE_CHARS and parse_version(within) is not None
+    tracemalloc.start()
+    try:
+        assert parse_version(text) is None
+        assert versions_match(text, "1.0.0", None) is False
+        assert versions_match("1.0.0", text, "GreaterThan") is False
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < len(text) // 10  # the split alone allocated some 90 MB

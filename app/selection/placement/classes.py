@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..bounds import length_problem
 from ..documents import RepeatedObject
 from ..json_values import NOT_JSON, is_json_value
 from .quantities import Quantity, QuantityError, parse_quantity
@@ -138,6 +139,11 @@ def _quantity(mapping: Mapping[str, Any], key: str, where: str) -> Quantity | No
     value = mapping.get(key)
     if value is None:
         return None
+    # rules §17: a quantity is kept as written and echoed to the pods: bounded like every
+    # string the rules read (the schemas call ``from_mapping`` as they load).
+    problem = length_problem(value) if isinstance(value, str) else None
+    if problem is not None:
+        raise PlacementDocumentError(f"{where}.{key}", problem)
     try:
         return parse_quantity(value)
     except QuantityError as error:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..bounds import length_problem
 from .classes import PlacementDocumentError
 
 BEST_FIT = "BestFit"
@@ -120,10 +121,29 @@ def _optional_string(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _strings(value: object) -> tuple[str, ...]:
+def _bounded(value: str, where: str) -> str:
+    """rules §17 "Safe to share": a string the placement compares is bounded like every string
+    the rules read, refused at its field (the schemas call ``from_mapping`` as they load)."""
+    problem = length_problem(value)
+    if problem is not None:
+        raise PlacementDocumentError(where, problem)
+    return value
+
+
+def _bounded_string(mapping: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = _optional_string(mapping.get(key))
+    return None if value is None else _bounded(value, f"{where}.{key}")
+
+
+def _bounded_strings(mapping: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = mapping.get(key)
     if not isinstance(value, list):
         return ()
-    return tuple(item for item in value if isinstance(item, str))
+    return tuple(
+        _bounded(item, f"{where}.{key}[{index}]")
+        for index, item in enumerate(value)
+        if isinstance(item, str)
+    )
 
 
 def _selector(value: object, where: str) -> Selector | None:
@@ -133,7 +153,7 @@ def _selector(value: object, where: str) -> Selector | None:
     if policy is not None and policy not in POLICIES:
         raise PlacementDocumentError(f"{where}.policy", f"must be one of {', '.join(POLICIES)}")
     return Selector(
-        accelerator_class=_optional_string(value.get("acceleratorClass")),
+        accelerator_class=_bounded_string(value, "acceleratorClass", where),
         policy=policy,
         constraints=_constraints(value.get("constraints"), f"{where}.constraints"),
     )
@@ -157,11 +177,11 @@ def _constraints(value: object, where: str) -> Constraints | None:
         min_memory=_count(value, "minMemory", where),
         max_memory=_count(value, "maxMemory", where),
         min_compute_tflops=_count(value, "minComputePerformanceTFLOPS", where),
-        min_architecture_version=_optional_string(value.get("minArchitectureVersion")),
-        required_features=_strings(value.get("requiredFeatures")),
-        excluded_classes=_strings(value.get("excludedClasses")),
-        architecture_families=_strings(value.get("architectureFamilies")),
-        preferred_precisions=_strings(value.get("preferredPrecisions")),
+        min_architecture_version=_bounded_string(value, "minArchitectureVersion", where),
+        required_features=_bounded_strings(value, "requiredFeatures", where),
+        excluded_classes=_bounded_strings(value, "excludedClasses", where),
+        architecture_families=_bounded_strings(value, "architectureFamilies", where),
+        preferred_precisions=_bounded_strings(value, "preferredPrecisions", where),
     )
 
 
