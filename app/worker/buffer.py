@@ -168,8 +168,11 @@ class RequestBuffer:
             return None
         if len(lengths) > 1 or not lengths[0].isdigit():
             return Readiness.WHOLE  # refused by the parser
-        length = int(lengths[0])
-        if length > self.max_body_bytes:
+        digits = lengths[0].lstrip(b"0") or b"0"
+        # More digits than the limit has is over it: never int() of thousands of digits (past
+        # Python's 4 300 it raises, in the loop, and the worker would exit).
+        length = int(digits) if len(digits) <= len(str(self.max_body_bytes)) else None
+        if length is None or length > self.max_body_bytes:
             return Readiness.WHOLE  # answered 413 unread
         self._need = head_end + length
         if expect and length:

@@ -139,6 +139,20 @@ def test_a_huge_content_length_is_refused_unread(service):
     service.assert_still_serving()
 
 
+@pytest.mark.parametrize(
+    "digits", [b"9" * 5000, b"0" * 5000 + b"2"], ids=["5000 nines", "5000 zeros and a 2"]
+)
+def test_a_content_length_of_thousands_of_digits_never_stops_the_worker(service, digits):
+    """Python's int() refuses more than 4 300 digits: read in the worker's loop, it made the
+    worker exit with every request it held."""
+    workers = service.worker_pids()
+    reply = exchange(service.port, _post(b"{}", b"Content-Length: " + digits))
+    assert reply.status in (400, 413), reply.raw[:300]
+    reply.error()
+    assert service.worker_pids() == workers
+    service.assert_still_serving()
+
+
 def test_a_body_shorter_than_its_length_is_400(service):
     reply = exchange(service.port, _post(b"{}", b"Content-Length: 100"))
     error = _assert_error(reply, 400, "MalformedRequest")
