@@ -147,3 +147,57 @@ def test_under_the_limit_no_pass_runs_while_others_are_inside(monkeypatch):
         assert refs[0]() is not None  # kept until the collector runs again
     gc.collect()
     assert refs[0]() is None
+
+
+def _answering(status: str, work: Callable[[], Any]):
+    """A second request's environ and start_response: it runs ``work``, answers ``status``."""
+
+    def second(pause: CollectorPause) -> None:
+        def app(environ, start_response):
+            work()
+            start_response(status, [])
+            return [b""]
+
+        saved, pause.wsgi_app = pause.wsgi_app, app
+        try:
+            pause({}, lambda status, headers: None)
+        finally:
+            pause.wsgi_app = saved
+
+    return second
+
+
+@pytest.mark.parametrize(("status", "collected"), [("422 UNPROCESSABLE", True), ("200 OK", False)])
+def test_an_error_answer_leaves_no_cycles_under_overlap(monkeypatch, status, collected):
+    """Under the pause limit, only a request answered with an error runs a pass as it leaves:
+    its refused body is what marshmallow's frames keep in cycles."""
+    monkeypatch.setattr(collector, "ERROR_PASS_OBJECTS", 1000)
+    refs = []
+
+    def garbage():
+        for _ in range(2000):
+            refs.append(weakref.ref(_Node()))
+
+    with _one_inside(10**9, monkeypatch) as pause:
+        _answering(status, garbage)(pause)
+        assert not gc.isenabled()
+        assert all(ref() is None for ref in refs) is collected
+    assert gc.isenabled()
+
+
+def test_a_refused_large_body_is_freed_with_its_answer(make_app):
+    """A 422 for 150 000 invalid entries, while another request is inside the app: the decoded
+    body is gone when the answer is (it stayed in marshmallow's cycles until the next pass)."""
+    app = make_app()
+    pause = app.wsgi_app.flask_app  # PollAnswers, in front of the CollectorPause
+    assert isinstance(pause, CollectorPause)
+    body = rank_body(None, serving_runtime("vllm", *([{"priority": "x"}] * 150_000)))
+    pause._enter()  # another request, inside the app the whole time
+    try:
+        refused = app.test_client().post("/v1/rank", json=body)
+        assert refused.status_code == 422
+        del body
+        alive = [obj for obj in gc.get_objects() if type(obj) is list and len(obj) == 150_000]
+        assert alive == []
+    finally:
+        pause._leave()
