@@ -105,14 +105,6 @@ def opt_list(inner: fields.Field, **kwargs) -> fields.List:
     return BoundedList(inner, allow_none=True, load_default=None, **kwargs)
 
 
-def forget_frames(error: ValidationError) -> None:
-    """Drop a caught error's traceback. marshmallow raises it from a frame that holds it in a
-    local, and the input and what was loaded of it too: a cycle that keeps all of them alive
-    until the collector runs, which it does not while requests overlap (app/http/collector.py).
-    A 422 for 400 000 invalid entries kept 100 MB alive after its answer."""
-    error.__traceback__ = None
-
-
 # A list stops being validated at this many invalid items (rules §17 "Safe to share"): each
 # one's error costs kilobytes (100 000 invalid entries held 450 MB), and a few name the mistake.
 MAX_ITEM_ERRORS = 20
@@ -133,7 +125,6 @@ class BoundedList(fields.List):
                 result.append(self.inner.deserialize(item, **kwargs))
             except ValidationError as error:
                 errors[index] = error.messages
-                forget_frames(error)
                 if len(errors) == MAX_ITEM_ERRORS and index + 1 < len(value):
                     errors[index + 1] = [
                         f"Not validated: the {len(value) - index - 1} items from here on "

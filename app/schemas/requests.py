@@ -31,7 +31,6 @@ from .documents import (
     runtime_document_schema,
 )
 from .fast_runtime import load_runtime
-from .fields import forget_frames
 from .names import label_problem
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -75,7 +74,6 @@ def load_document(schema: Schema, value: Any, path: str, errors: dict[str, list[
         return schema.load(value)
     except ValidationError as error:
         flatten_messages(error.messages, path, errors)
-        forget_frames(error)
         return None
 
 
