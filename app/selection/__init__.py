@@ -3,4 +3,4 @@
 # Bump whenever the selection rules change (or the rendering of their answers, or which requests
 # the API accepts): it is part of every ranking-cache key (rules §16), so answers cached under the
 # old rules are never served, and migrations/ can find and delete them.
-RULES_VERSION = 7
+RULES_VERSION = 8
