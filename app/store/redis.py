@@ -52,12 +52,13 @@ from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from . import codec
-from .base import CatalogStore, Decision, FetchedDocuments
+from .base import CatalogStore, Condition, Decision, FetchedDocuments
 from .records import (
     Catalog,
     ClusterInfo,
     Document,
     ObjectKey,
+    Precondition,
     PreconditionFailed,
     StoreUnavailable,
     check_cluster_name,
@@ -94,12 +95,19 @@ for j = i + deletes + 1, #ARGV, {LUA_CHUNK} do
 end
 return {{1}}
 """
-# KEYS: info, manifests. ARGV: if_match or "". Returns {0} (no such cluster),
+# KEYS: info, manifests. ARGV: the condition (``condition_arguments``): "" for none, "*" for
+# any generation, or "=" and the generations it names. Returns {0} (no such cluster),
 # {-1, generation} (precondition failed) or {1, uid} (deleted).
 DELETE = """
 local current = redis.call('HGET', KEYS[1], 'generation')
 if not current then return {0} end
-if ARGV[1] ~= '' and ARGV[1] ~= current then return {-1, current} end
+if ARGV[1] == '=' then
+  local named = false
+  for i = 2, #ARGV do
+    if ARGV[i] == current then named = true break end
+  end
+  if not named then return {-1, current} end
+end
 local uid = redis.call('HGET', KEYS[1], 'uid') or ''
 redis.call('DEL', KEYS[1], KEYS[2])
 return {1, uid}
@@ -203,6 +211,16 @@ def with_sizes(state: ClusterState, stored: list, manifest_lengths: list[int]) -
 def missing_sizes(stored: list) -> list[ObjectKey]:
     """The objects whose size an older index does not hold."""
     return [entry[0] for entry in stored if entry[3] is None]
+
+
+def condition_arguments(if_match: Condition) -> list[str]:
+    """``if_match`` as the DELETE script takes it."""
+    condition = Precondition.of(if_match)
+    if condition is None:
+        return [""]
+    if condition.generations is None:
+        return ["*"]
+    return ["=", *(str(generation) for generation in sorted(condition.generations))]
 
 
 def commit_arguments(expected: str, change: Change, stored: list) -> list[str | bytes]:
@@ -407,11 +425,11 @@ class RedisCatalogStore(CatalogStore):
             if not exists:
                 self._run("unregister", [self.registry_key], [name, entries[name]])
 
-    def delete_cluster(self, cluster: str, if_match: int | None = None) -> bool:
+    def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:
         check_cluster_name(cluster)
         keys = [self.info_key(cluster), self.manifests_key(cluster)]
         with self._errors():
-            result = self._run("delete", keys, ["" if if_match is None else str(if_match)])
+            result = self._run("delete", keys, condition_arguments(if_match))
         status = int(result[0])
         if status == 0:
             return False

@@ -17,6 +17,7 @@ from app.store import (
     ClusterNotFound,
     ClusterSettings,
     LimitExceeded,
+    Precondition,
     PreconditionFailed,
     StoredObject,
     StoreError,
@@ -168,6 +169,31 @@ def test_if_match(backend):
     assert store.delete_cluster("prod", if_match=4)
     assert store.delete_cluster("prod", if_match=4) is False
     assert store.delete_cluster("prod") is False
+
+
+def test_if_match_of_several_generations_or_any(backend):
+    """RFC 9110 §13.1.1: a list matches when any of its tags does; ``*`` only a cluster that
+    exists; a list naming no generation (only weak or foreign tags) never."""
+    store = backend.make()
+    with pytest.raises(PreconditionFailed) as failed:
+        store.put_settings("prod", ClusterSettings(), if_match=Precondition.EXISTS)
+    assert (failed.value.current_generation, store.get_info("prod")) == (None, None)
+    assert store.delete_cluster("prod", if_match=Precondition.EXISTS) is False
+
+    store.put_settings("prod", ClusterSettings())
+    one_or_two = Precondition(frozenset({1, 2}))
+    assert store.replace_objects("prod", [runtime("a")], if_match=one_or_two).generation == 2
+    assert store.apply_objects("prod", [runtime("b")], if_match=one_or_two).generation == 3
+    for never in (one_or_two, Precondition(frozenset())):
+        with pytest.raises(PreconditionFailed) as failed:
+            store.delete_object("prod", "ClusterServingRuntime", None, "a", if_match=never)
+        assert failed.value.current_generation == 3
+        with pytest.raises(PreconditionFailed):
+            store.delete_cluster("prod", if_match=never)
+    settings = ClusterSettings(ome_version="1.1")
+    assert store.put_settings("prod", settings, if_match=Precondition.EXISTS)[0].generation == 4
+    assert store.delete_cluster("prod", if_match=Precondition(frozenset({9, 4, 12})))
+    assert store.get_info("prod") is None
 
 
 def _at_once(writes: dict[str, Callable[[], object]]) -> dict[str, object]:
