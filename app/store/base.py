@@ -13,7 +13,8 @@ Promises of every backend (``tests/store/`` runs the same tests on each):
   nothing stores nothing and keeps it.
 * every write is one transaction: readers see a cluster before or after it, never a mix; a
   write given ``if_match`` happens only if it still holds when the write commits, else
-  ``PreconditionFailed`` (of two writers racing with the same ``if_match``, one wins).
+  ``PreconditionFailed`` (of two writers racing with the same ``if_match``, one wins); a write
+  that may not create the cluster finds out whether it exists in that same transaction.
 * nothing expires; a write acknowledged by a return survives a restart of the service (and,
   configured as the docs say, of Redis).
 * any failure to reach or use the backend is ``StoreUnavailable``, never a partial answer.
@@ -42,6 +43,7 @@ from .records import (
     ClusterInfo,
     ClusterNotFound,
     ClusterSettings,
+    CreationRefused,
     Document,
     LimitExceeded,
     ObjectKey,
@@ -192,16 +194,20 @@ class CatalogStore(ABC):
         cluster: str,
         settings: ClusterSettings,
         if_match: Condition = None,
+        *,
+        may_create: bool = True,
     ) -> tuple[ClusterInfo, bool]:
-        """Create the cluster (``True``) or update its settings (``False``). Creating with
-        ``if_match`` (even ``*``) is ``PreconditionFailed(None)``: HTTP's If-Match on nothing
-        fails."""
+        """Create the cluster (``True``) or update its settings (``False``). Creating is
+        ``CreationRefused`` unless ``may_create``, and then with ``if_match`` (even ``*``)
+        ``PreconditionFailed(None)``: HTTP's If-Match on nothing fails."""
         check_cluster_name(cluster)
         if type(settings) is not ClusterSettings:
             raise TypeError(f"not ClusterSettings: {settings!r}")
 
         def decide(state: ClusterState | None) -> Change:
             if state is None:
+                if not may_create:
+                    raise CreationRefused(cluster)
                 if if_match is not None:
                     raise PreconditionFailed(None)
                 now = rfc3339(self.clock())

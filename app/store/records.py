@@ -61,6 +61,16 @@ class PreconditionFailed(StoreError):
         self.current_generation = current_generation
 
 
+class CreationRefused(StoreError):
+    """The cluster does not exist and the write may not create it (its caller may write the
+    cluster but not create clusters): decided in the write's transaction, so a cluster deleted
+    while the write runs is not created again by it."""
+
+    def __init__(self, cluster: str) -> None:
+        super().__init__(f"no cluster named {cluster!r}, and this write may not create it")
+        self.cluster = cluster
+
+
 @dataclass(frozen=True, slots=True)
 class Precondition:
     """What a write's ``If-Match`` asks (RFC 9110 §13.1.1), checked when the write commits: the
