@@ -15,10 +15,11 @@ Keys, under ``prefix`` (the service's cache prefix plus ``catalog:``), never giv
 
 Both keys of a cluster carry the hash tag ``{<cluster>}``, so they live in one slot and every
 write is one Lua script, atomic on Redis Cluster too. A write is optimistic: read the state
-(one ``HMGET``), decide in Python, then commit with a script that first checks that the
-generation is still the one read (compare-and-set; a cluster being created must still be
-absent) and otherwise changes nothing; on a conflict the write decides again on the new state,
-where an ``if_match`` that no longer holds is ``PreconditionFailed``.
+(one ``HMGET``), decide in Python, then commit with a script that first checks that the uid
+and generation are still the ones read (compare-and-set: the uid, so that a write decided on a
+cluster deleted and created again meanwhile never lands on the new one; a cluster being created
+must still be absent) and otherwise changes nothing; on a conflict the write decides again on
+the new state, where an ``if_match`` that no longer holds is ``PreconditionFailed``.
 
 The registry lives in a slot of its own, so it cannot change in the same transaction as a
 cluster. It stays consistent by order: a cluster is registered *before* its keys are written
@@ -75,11 +76,13 @@ INDEX, DOCUMENTS = len(INFO_FIELDS), len(INFO_FIELDS) + 1
 LUA_CHUNK = 1000  # arguments per unpack(): Lua's C stack takes at most ~8000
 
 
-# KEYS: info, manifests. ARGV: expected generation ("" = the cluster must not exist), the
-# number of info field/value pairs and the pairs, the number of manifest fields to delete and
-# the fields, then manifest field/value pairs to set. Returns {1} or {0, current generation}.
+# KEYS: info, manifests. ARGV: the expected "<uid> <generation>" ("" = the cluster must not
+# exist), the number of info field/value pairs and the pairs, the number of manifest fields to
+# delete and the fields, then manifest field/value pairs to set. Returns {1} or {0, current}.
 COMMIT = f"""
-local current = redis.call('HGET', KEYS[1], 'generation') or ''
+local found = redis.call('HMGET', KEYS[1], 'uid', 'generation')
+local current = ''
+if found[2] then current = (found[1] or '') .. ' ' .. found[2] end
 if current ~= ARGV[1] then return {{0, current}} end
 if current == '' then redis.call('DEL', KEYS[2]) end
 local i = 2
@@ -390,7 +393,7 @@ class RedisCatalogStore(CatalogStore):
                     return change
                 if change.created:
                     self._register(cluster, change.info.uid)
-                expected = "" if state is None else str(state.info.generation)
+                expected = "" if state is None else f"{state.info.uid} {state.info.generation}"
                 arguments = commit_arguments(expected, change, stored)
                 status = self._run("commit", [info_key, manifests_key], arguments)
                 if int(status[0]) == 1:
