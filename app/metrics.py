@@ -20,6 +20,7 @@ from prometheus_client import (
     CONTENT_TYPE_PLAIN_0_0_4,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     disable_created_metrics,
     generate_latest,
@@ -110,6 +111,16 @@ class ServiceMetrics:
         }
         self._cache_seen: dict[str, int] = dict.fromkeys(CACHE_COUNTERS, 0)
         self._cache_lock = threading.Lock()
+        # Per worker (a ``pid`` label under gunicorn): each holds its own, and a sum would hide
+        # the one about to run out of memory.
+        self.cache_bytes = Gauge(
+            "ome_ranker_cache_bytes",
+            "Bytes this worker's in-process caches hold: hot (decoded answers), local (the "
+            "embedded cache's frames, without Redis).",
+            ("layer",),
+            registry=self.registry,
+            multiprocess_mode="liveall",
+        )
 
     def observe_request(
         self, endpoint: str | None, method: str, status: int, seconds: float
@@ -127,6 +138,10 @@ class ServiceMetrics:
 
     def observe_selection(self, endpoint: str, seconds: float) -> None:
         self.selection.labels(endpoint).observe(seconds)
+
+    def observe_cache_bytes(self, held: Mapping[str, int]) -> None:
+        for layer, size in held.items():
+            self.cache_bytes.labels(layer).set(size)
 
     def sync_cache(self, stats: Mapping[str, int]) -> None:
         """Add what the cache counted since the last call."""

@@ -315,6 +315,9 @@ class Config:
         self.CACHE_PREFIX = _env_str("OME_RANKER_CACHE_PREFIX", "ome-ranker:")
         self.CACHE_TTL_SECONDS = env_int("OME_RANKER_CACHE_TTL", 3600, 1)
         self.CACHE_LOCAL_ENTRIES = env_int("OME_RANKER_CACHE_LOCAL_ENTRIES", 1024, 0)
+        # What that cache may hold, per worker: with the hot answers below, 64 MiB of each
+        # worker's share of a 1 GiB pod of 3 (deploy/kubernetes).
+        self.CACHE_LOCAL_BYTES = env_int("OME_RANKER_CACHE_LOCAL_BYTES", 32 * 1024 * 1024, 0)
         # The answers a worker served last, decoded, in front of the cache (app/cache/hot.py).
         self.CACHE_HOT_BYTES = env_int("OME_RANKER_CACHE_HOT_BYTES", 32 * 1024 * 1024, 0)
         self.REDIS_TIMEOUT_SECONDS = _env_float("OME_RANKER_REDIS_TIMEOUT", 0.05, 0.001)

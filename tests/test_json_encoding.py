@@ -10,33 +10,17 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from app.rendering.encode import to_json
+from tests.json_values import json_values
 
 
 def stdlib(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
 
 
-# Every code point, lone surrogates included (JSON's \ud800 decodes to one).
-_text = st.text(st.characters(codec=None, categories=None), max_size=12)
-_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()  # past 64 bits too
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | _text
-)
-_values = st.recursive(
-    _scalars,
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_text, inner, max_size=5),
-    max_leaves=40,
-)
-
-
 @settings(max_examples=400)
-@given(_values)
+@given(json_values)
 def test_any_json_value_encodes_as_the_stdlib_does(value):
     assert to_json(value) == stdlib(value)
 

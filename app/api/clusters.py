@@ -46,7 +46,13 @@ from app.schemas.answers import (
 from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
 from app.selection.bounds import length_problem
 from app.selection.documents import OtherObject
-from app.store import CLUSTER_SCOPED_KINDS, ClusterInfo, ClusterSettings, StoredObject
+from app.store import (
+    CLUSTER_SCOPED_KINDS,
+    ClusterInfo,
+    ClusterSettings,
+    CreationRefused,
+    StoredObject,
+)
 
 bp = Blueprint("clusters", __name__)
 SETTINGS = ClusterSettingsSchema()
@@ -149,12 +155,16 @@ def list_clusters() -> Response:
 @store_errors
 def put_cluster(cluster: str) -> Response:
     token = may_write(cluster)
-    store = get_store()
     body = json_body() if request.content_length else {}
     settings = _settings(body)
-    if store.get_info(cluster) is None and not token.can_manage:
-        raise errors.Forbidden(f"token {token.name} may not create clusters")
-    info, created = store.put_settings(cluster, settings, if_match=if_match())
+    try:
+        # rules §17: only write on `*` creates; decided inside the write, so a cluster deleted
+        # meanwhile is not created again by a token that may only write it.
+        info, created = get_store().put_settings(
+            cluster, settings, if_match=if_match(), may_create=token.can_manage
+        )
+    except CreationRefused:
+        raise errors.Forbidden(f"token {token.name} may not create clusters") from None
     log_write(token, cluster, "create" if created else "settings", info)
     return reply(info_body(info), 201 if created else 200, info)
 

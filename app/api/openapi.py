@@ -103,11 +103,16 @@ PARAMETERS = {
     ),
     "IfMatch": parameter(
         "If-Match",
-        'A write happens only while the ETag is still this (`"<generation>"`).',
+        'A write happens only while the ETag is still one of these (`"<generation>"`, or a '
+        'list `"3", "4"`), compared strongly (a weak `W/"3"` never matches); `*`: while the '
+        "cluster exists (never creates it). Anything else is a 400.",
         "header",
     ),
     "IfNoneMatch": parameter(
-        "If-None-Match", "304 when the catalog's ETag is still this: poll for free.", "header"
+        "If-None-Match",
+        "304 when the catalog's ETag is still one of these (a list, compared weakly, or `*`): "
+        "poll for free.",
+        "header",
     ),
     "Namespace": parameter("namespace", "Target namespace, when the body names none."),
     "OmeVersion": parameter(

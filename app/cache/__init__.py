@@ -57,7 +57,9 @@ def build_ranking_cache(config: Mapping[str, Any]) -> RankingCache:
             url, timeout, cluster=cluster, codec=codec
         )
     else:
-        backend = MemoryBackend(config["CACHE_LOCAL_ENTRIES"], codec=codec)
+        backend = MemoryBackend(
+            config["CACHE_LOCAL_BYTES"], max_entries=config["CACHE_LOCAL_ENTRIES"], codec=codec
+        )
     return RankingCache(
         backend,
         prefix=config["CACHE_PREFIX"],

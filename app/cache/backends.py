@@ -7,9 +7,9 @@ breaker to ``RankingCache``.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
@@ -21,6 +21,7 @@ from redis.exceptions import ResponseError
 from redis.retry import Retry
 
 from .framing import CachedAnswer, CorruptEntry, FrameCodec
+from .lru import BytesLRU
 
 CLIENT_NAME = "ome-ranker"
 
@@ -36,65 +37,77 @@ class Backend(Protocol):
 
     def details(self) -> dict[str, object]: ...
 
+    def held_bytes(self) -> int:
+        """What the backend holds in this process's memory."""
+        ...
+
     def close(self) -> None: ...
 
 
 class MemoryBackend:
     """A per-process LRU with expiry: the embedded default when no ``REDIS_URL`` is set.
 
-    It keeps the same compressed frames as Redis: an answer for 10 000 runtimes is ~1.3 MB of
-    JSON, so 1 024 raw answers could take gigabytes per worker; framed, 10-18x less. Decoding
-    costs ~15 us per hit for 100 runtimes.
+    Bounded by the bytes it holds (``OME_RANKER_CACHE_LOCAL_BYTES``: frames, keys and their
+    containers, ``BytesLRU``) and by keys (``OME_RANKER_CACHE_LOCAL_ENTRIES``); a frame over an
+    eighth of the bytes is not kept (an answer is stored under two keys, so one answer never
+    takes more than a quarter). It keeps the same compressed frames as Redis, 10-18x smaller
+    than the answers they hold, and decoding costs ~15 us per hit for 100 runtimes.
     """
 
     name = "memory"
 
     def __init__(
         self,
-        max_entries: int,
+        max_bytes: int,
         clock: Callable[[], float] = time.monotonic,
         *,
+        max_entries: int | None = None,
         codec: FrameCodec | None = None,
     ) -> None:
-        self.max_entries = max_entries
         self.clock = clock
         self.codec = codec or FrameCodec.ephemeral()
-        self._entries: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: BytesLRU[tuple[float, bytes]] = BytesLRU(
+            max_bytes, _held_frame, largest=max_bytes // 8, max_entries=max_entries
+        )
+
+    def held_bytes(self) -> int:
+        return self._entries.size
 
     def get(self, key: str) -> CachedAnswer | None:
-        with self._lock:
-            found = self._entries.get(key)
-            if found is None:
-                return None
-            expires_at, frame = found
-            if self.clock() >= expires_at:
-                del self._entries[key]
-                return None
-            self._entries.move_to_end(key)
+        found = self._entries.get(key)
+        if found is None:
+            return None
+        expires_at, frame = found
+        if self.clock() >= expires_at:
+            self._entries.discard(key)
+            return None
         return self.codec.decode(frame, key)
 
     def put_many(self, entries: Mapping[str, CachedAnswer], ttl: int) -> None:
-        if self.max_entries == 0:
+        if self._entries.max_bytes == 0 or self._entries.max_entries == 0:
             return
         expires_at = self.clock() + ttl
-        frames = self.codec.encode_many(entries)
-        with self._lock:
-            for key, frame in frames.items():
-                self._entries[key] = (expires_at, frame)
-                self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+        for key, frame in self.codec.encode_many(entries).items():
+            self._entries.put(key, (expires_at, frame))
 
     def ping(self) -> None:
         return None
 
     def details(self) -> dict[str, object]:
-        return {"entries": len(self._entries), "max_entries": self.max_entries}
+        entries = self._entries
+        return {
+            "entries": len(entries),
+            "max_entries": entries.max_entries,
+            "bytes": entries.size,
+            "max_bytes": entries.max_bytes,
+        }
 
     def close(self) -> None:
-        with self._lock:
-            self._entries.clear()
+        self._entries.clear()
+
+
+def _held_frame(key: str, value: tuple[float, bytes]) -> int:
+    return sys.getsizeof(key) + sys.getsizeof(value[1])
 
 
 def _no_retries() -> Retry:
@@ -189,6 +202,9 @@ class RedisBackend:
 
     def details(self) -> dict[str, object]:
         return {"endpoint": _endpoint(self.url)}
+
+    def held_bytes(self) -> int:
+        return 0  # the entries are in Redis
 
     def close(self) -> None:
         """Disconnect the pool (a later command would reconnect); tests close every client."""

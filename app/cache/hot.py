@@ -5,53 +5,52 @@ raw request, or the canonical inputs, or a catalog's uid and generation, and the
 So an answer once read and verified can be served again from memory without asking the backend,
 decompressing or checking a signature: on a hit of a 1 000-runtime ranking that is most of the
 cost. Each answer is held with its gzip member, so that a client that accepts gzip is sent the
-stored bytes. Bounded by the bytes of the bodies it holds, both forms counted
-(``OME_RANKER_CACHE_HOT_BYTES`` per worker); least recently used first out.
+stored bytes. Bounded by the bytes it holds, both forms of each body, keys and containers
+counted (``OME_RANKER_CACHE_HOT_BYTES`` per worker); least recently used first out.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+import sys
 from collections.abc import Mapping
 
 from .framing import CachedAnswer
+from .lru import BytesLRU
 
 
-def _size(answer: CachedAnswer) -> int:
-    return len(answer.body) + (0 if answer.gzipped is None else len(answer.gzipped))
+def _held_answer(key: str, answer: CachedAnswer) -> int:
+    """An answer held under two keys is counted under each: over the truth, never under."""
+    gzipped = 0 if answer.gzipped is None else sys.getsizeof(answer.gzipped)
+    return (
+        sys.getsizeof(key)
+        + sys.getsizeof(answer)
+        + sys.getsizeof(answer.content_type)
+        + sys.getsizeof(answer.body)
+        + gzipped
+    )
 
 
 class HotAnswers:
     def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self.size = 0
-        self._answers: OrderedDict[str, CachedAnswer] = OrderedDict()
-        self._lock = threading.Lock()
+        # one answer never pushes out everything else
+        self._answers: BytesLRU[CachedAnswer] = BytesLRU(
+            max_bytes, _held_answer, largest=max_bytes // 4
+        )
+
+    @property
+    def max_bytes(self) -> int:
+        return self._answers.max_bytes
+
+    @property
+    def size(self) -> int:
+        return self._answers.size
 
     def get(self, key: str) -> CachedAnswer | None:
-        with self._lock:
-            found = self._answers.get(key)
-            if found is not None:
-                self._answers.move_to_end(key)
-            return found
+        return self._answers.get(key)
 
     def put_many(self, entries: Mapping[str, CachedAnswer]) -> None:
-        with self._lock:
-            for key, answer in entries.items():
-                size = _size(answer)
-                if size > self.max_bytes // 4:  # one answer never pushes out everything else
-                    continue
-                old = self._answers.pop(key, None)
-                if old is not None:
-                    self.size -= _size(old)
-                self._answers[key] = answer
-                self.size += size
-            while self.size > self.max_bytes:
-                _, dropped = self._answers.popitem(last=False)
-                self.size -= _size(dropped)
+        for key, answer in entries.items():
+            self._answers.put(key, answer)
 
     def clear(self) -> None:
-        with self._lock:
-            self._answers.clear()
-            self.size = 0
+        self._answers.clear()

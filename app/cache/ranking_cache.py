@@ -137,6 +137,14 @@ class RankingCache:
         nothing of the backend and counts nothing (a caller that serves it counts the hit)."""
         return None if self.hot is None else self.hot.get(key)
 
+    def held_bytes(self) -> dict[str, int]:
+        """The bytes this process holds in each in-process layer: the decoded answers
+        (``hot``) and the embedded backend's frames (``local``; 0 with Redis)."""
+        return {
+            "hot": 0 if self.hot is None else self.hot.size,
+            "local": self.backend.held_bytes(),
+        }
+
     def session(self, *, bypass: bool = False) -> CacheSession:
         """The cache as one request sees it; ``bypass`` skips reads (``no-cache``)."""
         return CacheSession(self, bypass)

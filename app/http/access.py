@@ -1,5 +1,6 @@
 """What every catalog route (rules §17) shares: the caller's token, the store and its errors,
-``ETag`` / ``If-Match`` / ``If-None-Match`` on the cluster's generation."""
+``ETag`` / ``If-Match`` / ``If-None-Match`` on the cluster's generation (the conditions read by
+app/http/conditions.py)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ from flask import Response, current_app, request
 from app import errors
 from app.auth import Token
 from app.catalog import get_access, get_store
-from app.selection.bounds import parse_go_int
 from app.store import (
     CatalogDocuments,
     ClusterInfo,
     ClusterNotFound,
     LimitExceeded,
+    Precondition,
     PreconditionFailed,
     StoreError,
     StoreUnavailable,
@@ -26,6 +27,7 @@ from app.store import (
 from app.store.records import check_cluster_name
 
 from . import record
+from .conditions import MalformedTags, none_match, write_precondition
 
 log = logging.getLogger("app.catalog")
 # The setting behind each bound of a store (app/store/records.py BOUNDS).
@@ -102,7 +104,7 @@ def store_errors(view: Callable[..., T]) -> Callable[..., T]:
             current = error.current_generation
             raise errors.PreconditionFailed(
                 "If-Match does not name the cluster's current generation"
-                + ("" if current is None else f" ({current})"),
+                + (" (there is no such cluster)" if current is None else f" ({current})"),
                 generation=current,
             ) from None
         except LimitExceeded as error:
@@ -126,30 +128,28 @@ def etag(info: ClusterInfo) -> str:
     return f'"{info.generation}"'
 
 
-def if_match() -> int | None:
-    """The generation a write is conditional on (``If-Match: "<generation>"``), or None."""
+def if_match() -> Precondition | None:
+    """What a write's ``If-Match`` asks of the cluster (app/http/conditions.py), or None; 400
+    for a value that is neither ``*`` nor a list of entity tags."""
     raw = request.headers.get("If-Match")
-    if raw is None or raw.strip() == "*":
+    if raw is None:
         return None
-    generation = parse_go_int(raw.strip().removeprefix("W/").strip('"'), signed=False)
-    return -1 if generation is None else generation  # -1 matches no generation: 412
+    try:
+        return write_precondition(raw)
+    except MalformedTags as error:
+        raise errors.MalformedRequest(
+            f'If-Match must be * or a list of entity tags such as "7": {error}'
+        ) from None
 
 
 def not_modified(info: ClusterInfo) -> Response | None:
     """304 for a read whose ``If-None-Match`` names the current generation."""
     wanted = request.headers.get("If-None-Match")
-    if wanted is None or not names_tag(wanted, etag(info)):
+    if wanted is None or not none_match(wanted, etag(info)):
         return None
     response = Response(status=304)
     response.headers["ETag"] = etag(info)
     return response
-
-
-def names_tag(if_none_match: str, tag: str) -> bool:
-    """Whether an ``If-None-Match`` value (gzip tags already named as identity ones) names
-    ``tag``, weakly or strongly, or is ``*``."""
-    tags = {item.strip().removeprefix("W/") for item in if_none_match.split(",")}
-    return tag in tags or "*" in tags
 
 
 def documents_or_404(cluster: str) -> CatalogDocuments:

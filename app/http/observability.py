@@ -55,7 +55,9 @@ def service_metrics(app: Flask) -> ServiceMetrics:
 def sync_cache_metrics(app: Flask) -> None:
     cache = app.extensions.get("ranking_cache")
     if cache is not None:
-        service_metrics(app).sync_cache(cache.stats())
+        metrics = service_metrics(app)
+        metrics.sync_cache(cache.stats())
+        metrics.observe_cache_bytes(cache.held_bytes())
 
 
 def _start_request() -> None:

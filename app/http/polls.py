@@ -35,8 +35,9 @@ from app.store import ClusterInfo, StoreError
 from app.store.records import CLUSTER_NAME
 
 from . import record
-from .access import etag, names_tag
+from .access import etag
 from .compression import GZIP, GZIP_SUFFIX, gzip_etag, identity_tags, takes_gzip
+from .conditions import none_match
 from .observability import REQUEST_ID_HEADER, finish, request_id_from
 from .query import NO_STORE, NOSNIFF, namespace_problem
 from .respond import output_for
@@ -114,7 +115,7 @@ class PollAnswers:
         if info is None:
             return None
         conditions = asked.headers.get("If-None-Match")
-        if conditions is not None and names_tag(identity_tags(conditions), etag(info)):
+        if conditions is not None and none_match(identity_tags(conditions), etag(info)):
             named_gzip = GZIP_SUFFIX + '"' in conditions
             answered = "304 NOT MODIFIED", [("ETag", _tag(info, named_gzip))], b""
         else:

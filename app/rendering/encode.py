@@ -9,7 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
-import yaml
+
+from .yaml_writer import to_yaml
+
+__all__ = ["counted", "printable", "text_table", "to_json", "to_yaml"]
 
 TABLE_PADDING = 3
 # rules §17: a text answer never holds a control character. Names are Kubernetes names, but
@@ -99,10 +102,6 @@ def to_json(body: Any) -> bytes:
         for character in odd:
             out = out.replace(character.encode(), _escaped(character))
     return out
-
-
-def to_yaml(body: Any) -> bytes:
-    return yaml.safe_dump(body, sort_keys=False, allow_unicode=True).encode()
 
 
 def counted(number: int, noun: str) -> str:

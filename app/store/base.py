@@ -12,8 +12,9 @@ Promises of every backend (``tests/store/`` runs the same tests on each):
   changes something (settings, or any object's manifest or document); a write that changes
   nothing stores nothing and keeps it.
 * every write is one transaction: readers see a cluster before or after it, never a mix; a
-  write given ``if_match`` happens only if that is still the generation when it commits, else
-  ``PreconditionFailed`` (of two writers racing with the same ``if_match``, one wins).
+  write given ``if_match`` happens only if it still holds when the write commits, else
+  ``PreconditionFailed`` (of two writers racing with the same ``if_match``, one wins); a write
+  that may not create the cluster finds out whether it exists in that same transaction.
 * nothing expires; a write acknowledged by a return survives a restart of the service (and,
   configured as the docs say, of Redis).
 * any failure to reach or use the backend is ``StoreUnavailable``, never a partial answer.
@@ -42,9 +43,11 @@ from .records import (
     ClusterInfo,
     ClusterNotFound,
     ClusterSettings,
+    CreationRefused,
     Document,
     LimitExceeded,
     ObjectKey,
+    Precondition,
     PreconditionFailed,
     StoredObject,
     check_cluster_name,
@@ -55,6 +58,8 @@ from .records import (
 from .state import Change, ClusterState, EncodedObject, encode_objects
 
 Decision = Callable[[ClusterState | None], Change]
+# A write's If-Match: a generation, or a Precondition (one of several generations, or ``*``).
+Condition = int | Precondition | None
 
 
 class FetchedDocuments:
@@ -120,9 +125,10 @@ class CatalogStore(ABC):
         """Every cluster, in name order."""
 
     @abstractmethod
-    def delete_cluster(self, cluster: str, if_match: int | None = None) -> bool:
+    def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:
         """Remove the cluster, its settings and objects; ``False`` if there was none (whatever
-        ``if_match``); ``PreconditionFailed`` if ``if_match`` is not its generation."""
+        ``if_match``: RFC 9110 §13.2.2, a condition is not evaluated for an answer that would
+        not be a success without it); ``PreconditionFailed`` if ``if_match`` does not hold."""
 
     @abstractmethod
     def read_catalog(self, cluster: str) -> Catalog | None: ...
@@ -184,22 +190,30 @@ class CatalogStore(ABC):
         return snapshot
 
     def put_settings(
-        self, cluster: str, settings: ClusterSettings, if_match: int | None = None
+        self,
+        cluster: str,
+        settings: ClusterSettings,
+        if_match: Condition = None,
+        *,
+        may_create: bool = True,
     ) -> tuple[ClusterInfo, bool]:
-        """Create the cluster (``True``) or update its settings (``False``). Creating with
-        ``if_match`` is ``PreconditionFailed(None)`` (HTTP: If-Match on nothing fails)."""
+        """Create the cluster (``True``) or update its settings (``False``). Creating is
+        ``CreationRefused`` unless ``may_create``, and then with ``if_match`` (even ``*``)
+        ``PreconditionFailed(None)``: HTTP's If-Match on nothing fails."""
         check_cluster_name(cluster)
         if type(settings) is not ClusterSettings:
             raise TypeError(f"not ClusterSettings: {settings!r}")
 
         def decide(state: ClusterState | None) -> Change:
             if state is None:
+                if not may_create:
+                    raise CreationRefused(cluster)
                 if if_match is not None:
                     raise PreconditionFailed(None)
                 now = rfc3339(self.clock())
                 info = ClusterInfo(cluster, new_uid(), settings, 1, now, counts_of(()))
                 return Change(info, created=True)
-            _check_precondition(state, if_match)
+            check_precondition(state.info.generation, if_match)
             if state.info.settings == settings:
                 return Change(state.info)
             return Change(self._next(state.info, settings=settings), settings_changed=True)
@@ -208,7 +222,7 @@ class CatalogStore(ABC):
         return change.info, change.created
 
     def replace_objects(
-        self, cluster: str, objects: Iterable[StoredObject], if_match: int | None = None
+        self, cluster: str, objects: Iterable[StoredObject], if_match: Condition = None
     ) -> ClusterInfo:
         """Make ``objects`` the cluster's objects, all others removed."""
         check_cluster_name(cluster)
@@ -226,7 +240,7 @@ class CatalogStore(ABC):
         return self._transact(cluster, decide).info
 
     def apply_objects(
-        self, cluster: str, objects: Iterable[StoredObject], if_match: int | None = None
+        self, cluster: str, objects: Iterable[StoredObject], if_match: Condition = None
     ) -> ClusterInfo:
         """Add ``objects``, replacing stored ones of the same key; leave the others."""
         check_cluster_name(cluster)
@@ -250,7 +264,7 @@ class CatalogStore(ABC):
         kind: str,
         namespace: str | None,
         name: str,
-        if_match: int | None = None,
+        if_match: Condition = None,
     ) -> ClusterInfo | None:
         """Remove one object; ``None`` if the cluster has no such object."""
         check_cluster_name(cluster)
@@ -373,13 +387,15 @@ class CatalogStore(ABC):
         return Change(info, puts=puts, deletes=deletes)
 
 
-def _check_precondition(state: ClusterState, if_match: int | None) -> None:
-    if if_match is not None and if_match != state.info.generation:
-        raise PreconditionFailed(state.info.generation)
+def check_precondition(generation: int, if_match: Condition) -> None:
+    """``PreconditionFailed`` unless a cluster of ``generation`` meets ``if_match``."""
+    condition = Precondition.of(if_match)
+    if condition is not None and not condition.holds(generation):
+        raise PreconditionFailed(generation)
 
 
-def _existing(cluster: str, state: ClusterState | None, if_match: int | None) -> ClusterState:
+def _existing(cluster: str, state: ClusterState | None, if_match: Condition) -> ClusterState:
     if state is None:
         raise ClusterNotFound(cluster)
-    _check_precondition(state, if_match)
+    check_precondition(state.info.generation, if_match)
     return state

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from app.selection.catalog import CatalogView
 from app.selection.documents import DEFAULT_OME_VERSION, InferenceService, Model, Runtime
@@ -59,6 +59,44 @@ class PreconditionFailed(StoreError):
     def __init__(self, current_generation: int | None) -> None:
         super().__init__(f"the cluster's generation is {current_generation}")
         self.current_generation = current_generation
+
+
+class CreationRefused(StoreError):
+    """The cluster does not exist and the write may not create it (its caller may write the
+    cluster but not create clusters): decided in the write's transaction, so a cluster deleted
+    while the write runs is not created again by it."""
+
+    def __init__(self, cluster: str) -> None:
+        super().__init__(f"no cluster named {cluster!r}, and this write may not create it")
+        self.cluster = cluster
+
+
+@dataclass(frozen=True, slots=True)
+class Precondition:
+    """What a write's ``If-Match`` asks (RFC 9110 §13.1.1), checked when the write commits: the
+    cluster exists with one of ``generations``, or with any generation when that is ``None``
+    (``*``). No generation (an empty set) never holds; nor does anything on a missing
+    cluster."""
+
+    generations: frozenset[int] | None
+
+    EXISTS: ClassVar[Precondition]
+
+    @classmethod
+    def of(cls, condition: int | Precondition | None) -> Precondition | None:
+        """A generation as the condition that names it alone."""
+        if condition is None or isinstance(condition, Precondition):
+            return condition
+        return cls(frozenset((condition,)))
+
+    def holds(self, generation: int | None) -> bool:
+        """Whether a cluster of ``generation`` (``None``: none) meets it."""
+        if generation is None:
+            return False
+        return self.generations is None or generation in self.generations
+
+
+Precondition.EXISTS = Precondition(None)
 
 
 class StoreUnavailable(StoreError):

@@ -15,10 +15,11 @@ Keys, under ``prefix`` (the service's cache prefix plus ``catalog:``), never giv
 
 Both keys of a cluster carry the hash tag ``{<cluster>}``, so they live in one slot and every
 write is one Lua script, atomic on Redis Cluster too. A write is optimistic: read the state
-(one ``HMGET``), decide in Python, then commit with a script that first checks that the
-generation is still the one read (compare-and-set; a cluster being created must still be
-absent) and otherwise changes nothing; on a conflict the write decides again on the new state,
-where an ``if_match`` that no longer holds is ``PreconditionFailed``.
+(one ``HMGET``), decide in Python, then commit with a script that first checks that the uid
+and generation are still the ones read (compare-and-set: the uid, so that a write decided on a
+cluster deleted and created again meanwhile never lands on the new one; a cluster being created
+must still be absent) and otherwise changes nothing; on a conflict the write decides again on
+the new state, where an ``if_match`` that no longer holds is ``PreconditionFailed``.
 
 The registry lives in a slot of its own, so it cannot change in the same transaction as a
 cluster. It stays consistent by order: a cluster is registered *before* its keys are written
@@ -52,12 +53,13 @@ from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from . import codec
-from .base import CatalogStore, Decision, FetchedDocuments
+from .base import CatalogStore, Condition, Decision, FetchedDocuments
 from .records import (
     Catalog,
     ClusterInfo,
     Document,
     ObjectKey,
+    Precondition,
     PreconditionFailed,
     StoreUnavailable,
     check_cluster_name,
@@ -74,11 +76,13 @@ INDEX, DOCUMENTS = len(INFO_FIELDS), len(INFO_FIELDS) + 1
 LUA_CHUNK = 1000  # arguments per unpack(): Lua's C stack takes at most ~8000
 
 
-# KEYS: info, manifests. ARGV: expected generation ("" = the cluster must not exist), the
-# number of info field/value pairs and the pairs, the number of manifest fields to delete and
-# the fields, then manifest field/value pairs to set. Returns {1} or {0, current generation}.
+# KEYS: info, manifests. ARGV: the expected "<uid> <generation>" ("" = the cluster must not
+# exist), the number of info field/value pairs and the pairs, the number of manifest fields to
+# delete and the fields, then manifest field/value pairs to set. Returns {1} or {0, current}.
 COMMIT = f"""
-local current = redis.call('HGET', KEYS[1], 'generation') or ''
+local found = redis.call('HMGET', KEYS[1], 'uid', 'generation')
+local current = ''
+if found[2] then current = (found[1] or '') .. ' ' .. found[2] end
 if current ~= ARGV[1] then return {{0, current}} end
 if current == '' then redis.call('DEL', KEYS[2]) end
 local i = 2
@@ -94,12 +98,19 @@ for j = i + deletes + 1, #ARGV, {LUA_CHUNK} do
 end
 return {{1}}
 """
-# KEYS: info, manifests. ARGV: if_match or "". Returns {0} (no such cluster),
+# KEYS: info, manifests. ARGV: the condition (``condition_arguments``): "" for none, "*" for
+# any generation, or "=" and the generations it names. Returns {0} (no such cluster),
 # {-1, generation} (precondition failed) or {1, uid} (deleted).
 DELETE = """
 local current = redis.call('HGET', KEYS[1], 'generation')
 if not current then return {0} end
-if ARGV[1] ~= '' and ARGV[1] ~= current then return {-1, current} end
+if ARGV[1] == '=' then
+  local named = false
+  for i = 2, #ARGV do
+    if ARGV[i] == current then named = true break end
+  end
+  if not named then return {-1, current} end
+end
 local uid = redis.call('HGET', KEYS[1], 'uid') or ''
 redis.call('DEL', KEYS[1], KEYS[2])
 return {1, uid}
@@ -203,6 +214,16 @@ def with_sizes(state: ClusterState, stored: list, manifest_lengths: list[int]) -
 def missing_sizes(stored: list) -> list[ObjectKey]:
     """The objects whose size an older index does not hold."""
     return [entry[0] for entry in stored if entry[3] is None]
+
+
+def condition_arguments(if_match: Condition) -> list[str]:
+    """``if_match`` as the DELETE script takes it."""
+    condition = Precondition.of(if_match)
+    if condition is None:
+        return [""]
+    if condition.generations is None:
+        return ["*"]
+    return ["=", *(str(generation) for generation in sorted(condition.generations))]
 
 
 def commit_arguments(expected: str, change: Change, stored: list) -> list[str | bytes]:
@@ -372,7 +393,7 @@ class RedisCatalogStore(CatalogStore):
                     return change
                 if change.created:
                     self._register(cluster, change.info.uid)
-                expected = "" if state is None else str(state.info.generation)
+                expected = "" if state is None else f"{state.info.uid} {state.info.generation}"
                 arguments = commit_arguments(expected, change, stored)
                 status = self._run("commit", [info_key, manifests_key], arguments)
                 if int(status[0]) == 1:
@@ -407,11 +428,11 @@ class RedisCatalogStore(CatalogStore):
             if not exists:
                 self._run("unregister", [self.registry_key], [name, entries[name]])
 
-    def delete_cluster(self, cluster: str, if_match: int | None = None) -> bool:
+    def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:
         check_cluster_name(cluster)
         keys = [self.info_key(cluster), self.manifests_key(cluster)]
         with self._errors():
-            result = self._run("delete", keys, ["" if if_match is None else str(if_match)])
+            result = self._run("delete", keys, condition_arguments(if_match))
         status = int(result[0])
         if status == 0:
             return False

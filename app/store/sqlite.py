@@ -33,12 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from . import codec
-from .base import CatalogStore, Decision, FetchedDocuments
+from .base import CatalogStore, Condition, Decision, FetchedDocuments, check_precondition
 from .records import (
     Catalog,
     ClusterInfo,
     Document,
-    PreconditionFailed,
     StoreUnavailable,
     UnreadableCatalog,
     check_cluster_name,
@@ -256,7 +255,7 @@ class SqliteCatalogStore(CatalogStore):
             ],
         )
 
-    def delete_cluster(self, cluster: str, if_match: int | None = None) -> bool:
+    def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:
         check_cluster_name(cluster)
         with self._using(_WRITE) as connection:
             row = connection.execute(
@@ -264,8 +263,7 @@ class SqliteCatalogStore(CatalogStore):
             ).fetchone()
             if row is None:
                 return False
-            if if_match is not None and if_match != row[0]:
-                raise PreconditionFailed(row[0])
+            check_precondition(row[0], if_match)
             connection.execute("DELETE FROM objects WHERE cluster = ?", (cluster,))
             connection.execute("DELETE FROM clusters WHERE name = ?", (cluster,))
             return True

@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import signal
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -151,3 +152,43 @@ def test_the_catalog_scenario(store, tokens, start_service):
 
 def _json(headers: dict[str, str]) -> dict[str, str]:
     return {"Content-Type": "application/json", **headers}
+
+
+@pytest.mark.parametrize("store", ["sqlite", "redis"], indirect=True)
+def test_a_sync_token_never_creates_the_cluster_an_admin_deletes(store, tokens, start_service):
+    """sync-east may write east but not create clusters. It sets east's settings in a loop
+    while the admin deletes east, waits for two of its writes (the second sent after the
+    deletion, so it finds no cluster), checks that east is still gone, and creates it again.
+    The decision to create is taken inside the store's transaction: sync-east creates nothing,
+    however its writes and the deletions interleave across the two workers."""
+    environment, _ = store
+    service = start_service(**environment, OME_RANKER_TOKENS_FILE=tokens)
+    request, admin = service.request, _json(_bearer("admin"))
+    assert request("PUT", "/v1/clusters/east", b"{}", admin)[0] == 201
+    done, answered = threading.Event(), threading.Condition()
+    statuses: list[int] = []
+
+    def sync_in_a_loop() -> None:
+        body = json.dumps({"description": "synced"}).encode()
+        while not done.is_set():
+            status = request("PUT", "/v1/clusters/east", body, _json(_bearer("east")))[0]
+            with answered:
+                statuses.append(status)
+                answered.notify_all()
+
+    sync = threading.Thread(target=sync_in_a_loop)
+    sync.start()
+    try:
+        for _ in range(60):
+            assert request("DELETE", "/v1/clusters/east", headers=admin)[0] == 204
+            with answered:
+                seen = len(statuses)
+                assert answered.wait_for(lambda seen=seen: len(statuses) >= seen + 2, 60)
+            assert request("GET", "/v1/clusters/east", headers=admin)[0] == 404
+            assert request("PUT", "/v1/clusters/east", b"{}", admin)[0] == 201
+    finally:
+        done.set()
+        sync.join()
+    assert 201 not in statuses
+    assert statuses.count(403) >= 60  # refused while east was gone: may not create
+    assert set(statuses) <= {200, 403}

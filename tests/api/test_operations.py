@@ -212,3 +212,16 @@ def test_without_a_cache_secret_an_app_signs_with_its_own_key(make_app, redis_ur
     frame = get_ranking_cache(first).backend.codec.encode(CachedAnswer(200, "a/b", b"{}"), "k")
     with pytest.raises(CorruptEntry):
         get_ranking_cache(second).backend.codec.decode(frame, "k")
+
+
+def test_metrics_show_the_bytes_each_cache_layer_holds(make_app):
+    app = make_app()
+    client = app.test_client()
+    empty = metric_samples(client)
+    assert value(empty, "ome_ranker_cache_bytes", layer="local") == 0
+    client.post("/v1/rank", data=SEED_YAML, headers=YAML)
+    samples = metric_samples(client)
+    held = get_ranking_cache(app).held_bytes()
+    assert held["local"] > 0 and held["hot"] > 0
+    assert value(samples, "ome_ranker_cache_bytes", layer="local") == held["local"]
+    assert value(samples, "ome_ranker_cache_bytes", layer="hot") == held["hot"]

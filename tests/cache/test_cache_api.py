@@ -277,7 +277,7 @@ def test_entries_of_older_rules_are_never_served(api, cached_app, monkeypatch):
 
 def _stored_keys(cache) -> list[str]:
     if cache.backend.name == "memory":
-        return list(cache.backend._entries)
+        return cache.backend._entries.oldest_first()
     return [key.decode() for key in cache.backend.client.scan_iter(match=f"{cache.prefix}*")]
 
 

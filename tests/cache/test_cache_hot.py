@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
 from app.cache import get_ranking_cache
-from app.cache.framing import CachedAnswer
+from app.cache.framing import CachedAnswer, compressed
 from app.cache.hot import HotAnswers
+from app.cache.lru import ENTRY_BYTES
 from tests.builders import model_doc, rank_body, runtime_doc
 
 
@@ -12,23 +15,38 @@ def _answer(size: int, tag: bytes = b"x") -> CachedAnswer:
     return CachedAnswer(200, "application/json", tag * size)
 
 
+def _held(key: str, answer: CachedAnswer) -> int:
+    """What holding ``answer`` costs: its objects, the key and the map's entry."""
+    parts = (key, answer, answer.content_type, answer.body)
+    return sum(sys.getsizeof(part) for part in parts) + ENTRY_BYTES
+
+
 def test_bounded_by_bytes_least_recently_used_out():
-    hot = HotAnswers(400)
-    hot.put_many({"a": _answer(100), "b": _answer(100), "c": _answer(100)})
+    each = _held("a", _answer(1000))
+    hot = HotAnswers(4 * each + 10)
+    hot.put_many({"a": _answer(1000), "b": _answer(1000), "c": _answer(1000)})
     assert hot.get("a") is not None  # a is now the most recently used
-    hot.put_many({"d": _answer(100), "e": _answer(100)})
-    assert hot.size <= 400
+    hot.put_many({"d": _answer(1000), "e": _answer(1000)})
+    assert hot.size == 4 * each
     assert hot.get("b") is None
     assert {k for k in "acde" if hot.get(k) is not None} == set("acde")
-    hot.put_many({"a": _answer(50, b"y")})  # replaced, counted once
-    assert hot.get("a").body == b"y" * 50
-    assert hot.size == 350
+    hot.put_many({"a": _answer(500, b"y")})  # replaced, counted once
+    assert hot.get("a").body == b"y" * 500
+    assert hot.size == 3 * each + _held("a", _answer(500))
+
+
+def test_the_gzip_member_is_counted_too():
+    answer = compressed(_answer(5000))
+    hot = HotAnswers(1 << 20)
+    hot.put_many({"a": answer})
+    assert hot.size == _held("a", answer) + sys.getsizeof(answer.gzipped)
 
 
 def test_an_answer_over_a_quarter_of_the_bound_is_not_kept():
-    hot = HotAnswers(400)
-    hot.put_many({"small": _answer(100), "big": _answer(101)})
-    assert (hot.get("small") is not None, hot.get("big")) == (True, None)
+    bound = 4 * _held("small", _answer(1000))
+    hot = HotAnswers(bound)
+    hot.put_many({"small": _answer(1000), "large": _answer(1001)})
+    assert (hot.get("small") is not None, hot.get("large")) == (True, None)
 
 
 def test_a_hit_is_served_without_the_backend(make_app, redis_server):

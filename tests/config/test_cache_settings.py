@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.cache import get_ranking_cache
 from config.settings import Config, SettingsError, TestConfig
 
 
@@ -27,6 +28,8 @@ from config.settings import Config, SettingsError, TestConfig
         ({"OME_RANKER_CACHE_BREAKER_FAILURES": "0"}, "OME_RANKER_CACHE_BREAKER_FAILURES"),
         ({"OME_RANKER_CACHE_BREAKER_COOLDOWN": "-1"}, "OME_RANKER_CACHE_BREAKER_COOLDOWN"),
         ({"OME_RANKER_CACHE_LOG_INTERVAL": "soon"}, "OME_RANKER_CACHE_LOG_INTERVAL"),
+        ({"OME_RANKER_CACHE_LOCAL_BYTES": "32Mi"}, "OME_RANKER_CACHE_LOCAL_BYTES must be an int"),
+        ({"OME_RANKER_CACHE_LOCAL_BYTES": "-1"}, "OME_RANKER_CACHE_LOCAL_BYTES must be at least"),
     ],
 )
 def test_bad_cache_settings_stop_start_up(monkeypatch, environment, message):
@@ -50,3 +53,13 @@ def test_cache_settings(monkeypatch):
 def test_tests_never_use_the_developers_redis(monkeypatch):
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/0")
     assert TestConfig().REDIS_URL is None
+
+
+def test_the_embedded_cache_is_bounded_by_bytes(monkeypatch, make_app):
+    """32 MiB a worker by default (three workers in the shipped 1 GiB pod); the setting reaches
+    the backend."""
+    assert Config().CACHE_LOCAL_BYTES == 32 * 1024 * 1024
+    monkeypatch.setenv("OME_RANKER_CACHE_LOCAL_BYTES", "1048576")
+    assert Config().CACHE_LOCAL_BYTES == 1 << 20
+    backend = get_ranking_cache(make_app(CACHE_LOCAL_BYTES=1 << 20)).backend
+    assert backend.details()["max_bytes"] == 1 << 20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import UTC, datetime
 
 import pytest
 from redis.cluster import ClusterNode, RedisCluster
@@ -229,3 +230,37 @@ def test_an_unreachable_cluster_is_unavailable_not_an_error_at_start_up():
         with pytest.raises(StoreUnavailable):
             operation()
     store.close()
+
+
+def test_a_write_decided_on_a_deleted_cluster_never_lands_on_its_successor(
+    redis_url: str, redis_prefix: str
+):
+    """A write reads the cluster (uid A, generation 1) and decides; before it commits, the
+    cluster is deleted and created again (uid B, generation 1 too). The commit's compare-and-set
+    names the uid as well as the generation, so the write decides again on B instead of
+    writing A's uid and a generation of A's history over B (whose cached answers are keyed by
+    uid and generation)."""
+    prefix = f"{redis_prefix}catalog:"
+    admin = RedisCatalogStore.from_url(redis_url, prefix=prefix)
+    replaced = []
+
+    def clock_that_replaces_the_cluster_once() -> datetime:
+        if not replaced:  # read while the writer decides (for updated_at)
+            admin.delete_cluster("prod")
+            replaced.append(admin.put_settings("prod", ClusterSettings())[0])
+        return datetime.now(UTC)
+
+    writer = RedisCatalogStore.from_url(
+        redis_url, prefix=prefix, clock=clock_that_replaces_the_cluster_once
+    )
+    try:
+        first, _ = admin.put_settings("prod", ClusterSettings())
+        settings = ClusterSettings(description="synced")
+        written, created = writer.put_settings("prod", settings, may_create=False)
+        [successor] = replaced
+        assert successor.uid != first.uid
+        assert (written.uid, written.generation, created) == (successor.uid, 2, False)
+        assert admin.get_info("prod") == written
+    finally:
+        writer.close()
+        admin.close()

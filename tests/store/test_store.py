@@ -16,7 +16,9 @@ from app.store import (
     ClusterInfo,
     ClusterNotFound,
     ClusterSettings,
+    CreationRefused,
     LimitExceeded,
+    Precondition,
     PreconditionFailed,
     StoredObject,
     StoreError,
@@ -168,6 +170,81 @@ def test_if_match(backend):
     assert store.delete_cluster("prod", if_match=4)
     assert store.delete_cluster("prod", if_match=4) is False
     assert store.delete_cluster("prod") is False
+
+
+def test_if_match_of_several_generations_or_any(backend):
+    """RFC 9110 §13.1.1: a list matches when any of its tags does; ``*`` only a cluster that
+    exists; a list naming no generation (only weak or foreign tags) never."""
+    store = backend.make()
+    with pytest.raises(PreconditionFailed) as failed:
+        store.put_settings("prod", ClusterSettings(), if_match=Precondition.EXISTS)
+    assert (failed.value.current_generation, store.get_info("prod")) == (None, None)
+    assert store.delete_cluster("prod", if_match=Precondition.EXISTS) is False
+
+    store.put_settings("prod", ClusterSettings())
+    one_or_two = Precondition(frozenset({1, 2}))
+    assert store.replace_objects("prod", [runtime("a")], if_match=one_or_two).generation == 2
+    assert store.apply_objects("prod", [runtime("b")], if_match=one_or_two).generation == 3
+    for never in (one_or_two, Precondition(frozenset())):
+        with pytest.raises(PreconditionFailed) as failed:
+            store.delete_object("prod", "ClusterServingRuntime", None, "a", if_match=never)
+        assert failed.value.current_generation == 3
+        with pytest.raises(PreconditionFailed):
+            store.delete_cluster("prod", if_match=never)
+    settings = ClusterSettings(ome_version="1.1")
+    assert store.put_settings("prod", settings, if_match=Precondition.EXISTS)[0].generation == 4
+    assert store.delete_cluster("prod", if_match=Precondition(frozenset({9, 4, 12})))
+    assert store.get_info("prod") is None
+
+
+def test_a_write_that_may_not_create_never_does(backend):
+    store = backend.make()
+    with pytest.raises(CreationRefused):
+        store.put_settings("prod", ClusterSettings(), may_create=False)
+    assert store.get_info("prod") is None
+    store.put_settings("prod", ClusterSettings())
+    settings = ClusterSettings(description="synced")
+    info, created = store.put_settings("prod", settings, may_create=False)
+    assert (info.settings, info.generation, created) == (settings, 2, False)
+
+
+def test_a_deleted_cluster_is_not_created_again_by_a_write_that_may_not_create(single_backend):
+    """One process updates the settings with ``may_create=False`` in a loop while another
+    deletes the cluster, waits for two of those writes (the second begun after the deletion),
+    checks that the cluster is still gone, and creates it again."""
+    writer, admin = single_backend.make(), single_backend.make()
+    admin.put_settings("prod", ClusterSettings())
+    done = threading.Event()
+    attempts = threading.Condition()
+    outcomes: dict[str, int] = {"created": 0, "updated": 0, "refused": 0}
+
+    def write_in_a_loop() -> None:
+        settings = ClusterSettings(description="from the sync job")
+        while not done.is_set():
+            try:
+                _info, created = writer.put_settings("prod", settings, may_create=False)
+                outcome = "created" if created else "updated"
+            except CreationRefused:
+                outcome = "refused"
+            with attempts:
+                outcomes[outcome] += 1
+                attempts.notify_all()
+
+    thread = threading.Thread(target=write_in_a_loop)
+    thread.start()
+    try:
+        for _ in range(100):
+            assert admin.delete_cluster("prod")
+            with attempts:
+                seen = sum(outcomes.values())
+                assert attempts.wait_for(lambda seen=seen: sum(outcomes.values()) >= seen + 2, 60)
+            assert admin.get_info("prod") is None
+            assert admin.put_settings("prod", ClusterSettings())[1]  # created, by the admin
+    finally:
+        done.set()
+        thread.join()
+    assert outcomes["created"] == 0
+    assert outcomes["refused"] >= 100
 
 
 def _at_once(writes: dict[str, Callable[[], object]]) -> dict[str, object]:

@@ -1,0 +1,125 @@
+"""Conditional requests on stored catalogs (rules §17, RFC 9110 §13.1.1-§13.1.2), on both
+stores: ``If-Match`` compares strongly, a list matches when any of its tags does, ``*`` matches
+only a cluster that exists; ``If-None-Match`` compares weakly."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.builders import runtime_doc
+from tests.servers import SEED_YAML
+
+YAML = {"Content-Type": "application/yaml"}
+
+
+@pytest.fixture
+def client(make_app, backend_settings):
+    return make_app(**backend_settings).test_client()
+
+
+@pytest.fixture
+def prod(client):
+    """A cluster at generation 2."""
+    assert client.put("/v1/clusters/prod").status_code == 201
+    assert client.put("/v1/clusters/prod/objects", data=SEED_YAML, headers=YAML).status_code == 200
+    return client
+
+
+def _writes() -> dict[str, tuple]:
+    """Every write that honours If-Match, each changing something at generation 2."""
+    extra = yaml.safe_dump(runtime_doc("extra")).encode()
+    return {
+        "put settings": ("put", "/v1/clusters/prod", {"json": {"description": "x"}}),
+        "put objects": ("put", "/v1/clusters/prod/objects", {"data": extra}),
+        "post objects": ("post", "/v1/clusters/prod/objects", {"data": extra}),
+        "delete object": (
+            "delete",
+            "/v1/clusters/prod/objects/ClusterServingRuntime/vllm-llama",
+            {},
+        ),
+        "delete cluster": ("delete", "/v1/clusters/prod", {}),
+    }
+
+
+WRITES = ("put settings", "put objects", "post objects", "delete object", "delete cluster")
+
+
+def _write(client, name: str, if_match: str):
+    method, url, options = _writes()[name]
+    return getattr(client, method)(url, headers={**YAML, "If-Match": if_match}, **options)
+
+
+@pytest.mark.parametrize("name", WRITES)
+@pytest.mark.parametrize(
+    "if_match",
+    ['W/"2"', '"1", "3"', '"02"', '"2-x"', "", ' , W/"2" ,'],
+    ids=["weak", "others", "leading zero", "foreign", "empty", "weak in a list"],
+)
+def test_if_match_that_names_no_current_strong_tag_fails(prod, name, if_match):
+    """A weak tag never matches If-Match (strong comparison), whatever it names."""
+    refused = _write(prod, name, if_match)
+    assert refused.status_code == 412, refused.get_data()
+    error = refused.get_json()["error"]
+    assert (error["code"], error["generation"]) == ("PreconditionFailed", 2)
+    assert prod.get("/v1/clusters/prod").get_json()["generation"] == 2
+
+
+@pytest.mark.parametrize("name", WRITES)
+@pytest.mark.parametrize(
+    "if_match",
+    ['"1", "2"', '"9",W/"2","2"', "*", '"a,b", "2"', '"2-gzip", "7"'],
+    ids=["list", "weak and strong", "any", "comma in a tag", "gzip tag"],
+)
+def test_if_match_that_names_the_current_tag_among_others_holds(prod, name, if_match):
+    written = _write(prod, name, if_match)
+    assert written.status_code in (200, 204), written.get_data()
+    cluster = prod.get("/v1/clusters/prod")
+    if name == "delete cluster":
+        assert cluster.status_code == 404
+    else:
+        assert cluster.get_json()["generation"] == 3
+
+
+def test_if_match_any_never_creates_a_cluster(client):
+    """RFC 9110 §13.1.1: ``*`` matches a current representation only."""
+    refused = client.put("/v1/clusters/new", json={}, headers={"If-Match": "*"})
+    assert refused.status_code == 412
+    assert refused.get_json()["error"]["message"].endswith("(there is no such cluster)")
+    assert client.get("/v1/clusters/new").status_code == 404
+    # Without the condition these answer 404, so the condition is not evaluated (§13.2.2).
+    assert client.delete("/v1/clusters/new", headers={"If-Match": "*"}).status_code == 404
+    objects = client.post(
+        "/v1/clusters/new/objects", data=SEED_YAML, headers={**YAML, "If-Match": "*"}
+    )
+    assert objects.get_json()["error"]["code"] == "ClusterNotFound"
+    assert client.put("/v1/clusters/new", json={}).status_code == 201
+
+
+@pytest.mark.parametrize("if_match", ["2", '"2', "W/2", '*, "2"', '"2" "3"', 'W/ "2"'])
+def test_an_if_match_that_is_no_condition_is_refused(prod, if_match):
+    refused = prod.put("/v1/clusters/prod", json={}, headers={"If-Match": if_match})
+    assert refused.status_code == 400
+    error = refused.get_json()["error"]
+    assert error["code"] == "MalformedRequest"
+    assert error["message"].startswith("If-Match must be * or a list of entity tags")
+    assert prod.get("/v1/clusters/prod").get_json()["generation"] == 2
+
+
+@pytest.mark.parametrize(
+    "if_none_match",
+    ['"2"', 'W/"2"', '"1", W/"2"', "*", '"x,y" , "2"', '"2-gzip"'],
+    ids=["strong", "weak", "weak in a list", "any", "comma in a tag", "gzip tag"],
+)
+@pytest.mark.parametrize("path", ["/v1/clusters/prod", "/v1/clusters/prod/objects"])
+def test_if_none_match_compares_weakly(prod, path, if_none_match):
+    response = prod.get(path, headers={"If-None-Match": if_none_match})
+    assert response.status_code == 304
+    # A 304 names the representation the request named (app/http/compression.py).
+    assert response.headers["ETag"] == ('"2-gzip"' if "gzip" in if_none_match else '"2"')
+
+
+@pytest.mark.parametrize("if_none_match", ['"1"', 'W/"1", "3"', "2", '"2'])
+def test_if_none_match_naming_nothing_current_is_answered(prod, if_none_match):
+    response = prod.get("/v1/clusters/prod", headers={"If-None-Match": if_none_match})
+    assert (response.status_code, response.get_json()["generation"]) == (200, 2)
