@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.api.test_stored_form import MARKER, dump
 from tests.builders import token_file
 from tests.deploy.test_kubernetes import KUBE, kustomize
 from tests.servers import Forwarded, Proxy, free_port
@@ -136,6 +137,20 @@ def test_the_job_pushes_what_kubectl_printed_and_a_rerun_changes_nothing(service
     assert again.returncode == 0, again.stderr
     status, after = _request(service.port, "GET", "/v1/clusters/prod-east", None, "sync")
     assert after["generation"] == info["generation"]  # server fields are not changes
+
+
+def test_the_job_sends_only_what_the_service_reads(service, work):
+    """rules §17 "Stored is what is read": the containers' env, args and command, volumes and
+    credentialed storage URIs that kubectl printed stay in the cluster."""
+    (work / "objects.yaml").write_bytes(dump())
+    command, environment = _push_container()
+    assert _request(service.port, "PUT", "/v1/clusters/prod-east", b"{}", "admin")[0] == 201
+    with Proxy(service.port).running() as proxy:
+        done = _run_job(command, environment, work, proxy.url)
+    assert done.returncode == 0, done.stderr
+    (put,) = [request for request in proxy.forwarded if request.method == "PUT"]
+    assert b"llama-3-2-3b-instruct" in put.body
+    assert MARKER.encode() not in b"".join(request.body for request in proxy.forwarded)
 
 
 def test_a_write_between_the_jobs_read_and_write_fails_the_job(service, work):
