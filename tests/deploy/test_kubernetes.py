@@ -817,7 +817,11 @@ def test_sync_reads_with_kubectl_then_pushes_the_file(directory):
     volumes = {volume["name"]: volume for volume in pod["volumes"]}
     for item in (init, push):
         (mount,) = [m for m in item["volumeMounts"] if PurePosixPath(m["mountPath"]) == work]
-        assert "emptyDir" in volumes[mount["name"]]
+        # The objects as kubectl printed them (env values and all) never touch the node's disk.
+        empty_dir = volumes[mount["name"]]["emptyDir"]
+        assert empty_dir["medium"] == "Memory"
+        assert 0 < quantity(empty_dir["sizeLimit"]) <= 64 * 2**20
+        assert quantity(empty_dir["sizeLimit"]) < quantity(item["resources"]["limits"]["memory"])
     (init_mount,) = [m for m in init["volumeMounts"] if PurePosixPath(m["mountPath"]) == work]
     (push_mount,) = [m for m in push["volumeMounts"] if PurePosixPath(m["mountPath"]) == work]
     assert init_mount["name"] == push_mount["name"]
