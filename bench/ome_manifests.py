@@ -1,7 +1,9 @@
 """OME's own manifests through the service: every model and InferenceService sample of an OME
 checkout, posted as YAML together with all of OME's shipped runtimes, must get a 200 or one of
 OME's own refusals (``ModelNotReady``, ``ModelNotFound`` …), never a 400/422 for a file that
-``kubectl apply`` would take. Also times those requests as YAML and as the same documents in JSON.
+``kubectl apply`` would take. Also times those requests as YAML and as the same documents in JSON,
+and checks that the objects' stored form (what ``ome-ranker push`` and ``--server`` send, rules
+§17 "Stored is what is read") gets the same answer as the whole manifests.
 
 The manifests are not part of this repository; point the script at an OME checkout::
 
@@ -22,7 +24,9 @@ from collections import Counter
 from pathlib import Path
 
 from app import create_app
+from app.reading.manifests import collect
 from app.reading.yaml_loader import load_documents
+from app.schemas.stored import stored_form
 from config.settings import TestConfig
 
 # Answers OME itself gives for such inputs (SPEC §7, §15, §17): acceptable outcomes.
@@ -80,6 +84,7 @@ def run(config_dir: Path) -> int:
     outcomes: Counter = Counter()
     unexpected = []
     yaml_seconds, json_seconds = [], []
+    whole_bytes = stored_bytes = 0
     for what, name, body in bodies:
         started = time.perf_counter()
         response = client.post("/v1/rank", data=body, headers=YAML_HEADERS)
@@ -89,16 +94,27 @@ def run(config_dir: Path) -> int:
         if response.status_code != 200 and code not in OME_REFUSALS:
             unexpected.append((name, response.status_code, response.get_data(as_text=True)[:300]))
             continue
-        as_json = json.dumps(_documents(body)).encode()
+        objects = [obj for _, obj in collect(_documents(body))]
+        as_json = json.dumps(objects).encode()
         started = time.perf_counter()
-        client.post("/v1/rank", data=as_json, headers=JSON_HEADERS)
+        whole = client.post("/v1/rank", data=as_json, headers=JSON_HEADERS)
         json_seconds.append(time.perf_counter() - started)
+        stored = json.dumps([stored_form(obj) for obj in objects]).encode()
+        if client.post("/v1/rank", data=stored, headers=JSON_HEADERS).data != whole.data:
+            unexpected.append((name, whole.status_code, "the stored form is answered otherwise"))
+        stored_bytes += len(stored)
+        whole_bytes += len(as_json)
 
     print(f"{len(runtime_files)} runtime files, {len(models)} model files, {len(bodies)} requests")
     for (what, status, code), count in sorted(outcomes.items(), key=str):
         print(f"  {what:6} {status} {code or '-':16} {count}")
     for name, status, text in unexpected:
         print(f"UNEXPECTED {status} {name}: {text}")
+    if whole_bytes:
+        print(
+            f"stored forms: the same answers from {stored_bytes / whole_bytes:.0%} of the JSON "
+            "bytes of the whole manifests"
+        )
     if yaml_seconds and json_seconds:
         yaml_ms = statistics.median(yaml_seconds) * 1000
         json_ms = statistics.median(json_seconds) * 1000

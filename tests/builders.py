@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 API = "ome.io/v1beta1"
@@ -132,3 +133,14 @@ def token_file(path, *tokens: dict) -> str:
         entries.append(entry)
     path.write_text(yaml.safe_dump({"tokens": entries}))
     return str(path)
+
+
+def json_paths(node: Any, path: tuple = ()) -> Iterator[tuple]:
+    """Every place in a JSON value, itself first: the keys and indices that lead there."""
+    yield path
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from json_paths(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from json_paths(value, (*path, index))

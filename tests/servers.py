@@ -1,12 +1,14 @@
 """The real servers tests start, in one place: gunicorn with the shipped
 ``config/gunicorn.conf.py`` on a spare loopback port (``Service``), a redis-server of the test's
-own that it may kill, fill or cluster (``RedisServer``), and a TCP server that accepts connections
-but never answers (``HungServer``). The fixtures that start them are in ``tests/conftest.py``."""
+own that it may kill, fill or cluster (``RedisServer``), a TCP server that accepts connections
+but never answers (``HungServer``), and an HTTP proxy that records what a client sends a service
+(``Proxy``). The fixtures that start them are in ``tests/conftest.py``."""
 
 from __future__ import annotations
 
 import contextlib
 import http.client
+import http.server
 import json
 import os
 import re
@@ -17,7 +19,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -266,3 +269,71 @@ class HungServer:
             with contextlib.suppress(OSError):
                 connection.close()
         self._listener.close()
+
+
+# --- HTTP ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    method: str
+    path: str
+    body: bytes
+
+
+class Proxy(http.server.ThreadingHTTPServer):
+    """A plain HTTP proxy on a spare loopback port to a service at ``upstream``: it records
+    every request it forwards (``forwarded``), and calls ``before(request)`` just before it
+    forwards one (another writer's turn, say)."""
+
+    def __init__(self, upstream: int, before: Callable[[Forwarded], None] | None = None) -> None:
+        self.upstream = upstream
+        self.before = before
+        self.forwarded: list[Forwarded] = []
+        super().__init__(("127.0.0.1", 0), _Forward)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_port}"
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[Proxy]:
+        thread = threading.Thread(target=self.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self.shutdown()
+            self.server_close()
+            thread.join()
+
+
+class _Forward(http.server.BaseHTTPRequestHandler):
+    server: Proxy
+
+    def log_message(self, *args: object) -> None:  # the test's output stays clean
+        pass
+
+    def _forward(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        request = Forwarded(self.command, self.path, body)
+        self.server.forwarded.append(request)
+        if self.server.before is not None:
+            self.server.before(request)
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.upstream, timeout=30)
+        headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
+        try:
+            connection.request(self.command, self.path, body=body, headers=headers)
+            answer = connection.getresponse()
+            data = answer.read()
+        finally:
+            connection.close()
+        self.send_response(answer.status)
+        for name, value in answer.getheaders():
+            if name.lower() not in ("transfer-encoding", "connection", "content-length"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_PUT = do_POST = do_DELETE = _forward

@@ -35,7 +35,13 @@ class Sent:
     lists: dict[str, list[Manifest]] = field(default_factory=dict)
 
     def body(self) -> bytes:
-        """The objects as a JSON array of manifests (rules §15)."""
+        """The objects as a JSON array of manifests (rules §15), each in its stored form."""
+        return encode(stored_forms(self.manifests))
+
+    def applied_body(self) -> bytes:
+        """The manifests whole, as ``kubectl apply`` sends them: for lint, which judges every
+        field as the API server's strict decoding and the CRD's schema do (rules §18 "Parity":
+        unknown fields, types, required ones), where the stored form would be refused."""
         return encode([manifest.body for manifest in self.manifests])
 
     def origin_of_path(self, path: str) -> str | None:
@@ -83,6 +89,17 @@ def _path_index(found: re.Match) -> str | None:
 def endpoint_path(endpoint: str, cluster: str | None = None) -> str:
     """``/v1/<endpoint>``, or the same question about a stored catalog."""
     return f"/v1/{endpoint}" if cluster is None else f"/v1/clusters/{segment(cluster)}/{endpoint}"
+
+
+def stored_forms(manifests: list[Manifest]) -> list[dict]:
+    """What the service reads of each object, as a catalog stores it (rules §17 "Stored is what
+    is read"), made by the service's own code: a container's ``env``, ``args`` or ``command``,
+    volumes and a storage URI that may carry a credential never leave the machine, and the
+    answer is the one the whole manifests get (tests/cli/test_cli_stored_form.py)."""
+    # Here, not at import: ``ome-ranker --version`` and ``--help`` need none of it.
+    from app.schemas.stored import stored_form
+
+    return [stored_form(manifest.body) for manifest in manifests]
 
 
 def encode(value: object) -> bytes:

@@ -11,7 +11,7 @@ from app.rendering.encode import counted
 from app.rendering.lint import counts_line
 
 from . import output
-from .api import Call, Sent, encode, endpoint_path
+from .api import Call, Sent, encode, endpoint_path, stored_forms
 from .options import (
     cluster_option,
     connection,
@@ -58,7 +58,8 @@ def lint(**options: Any) -> None:
     with open_api(*connection(options)) as api:
         if options["cluster"] is not None:
             need_server(api, "--cluster")
-        call = Call("POST", endpoint_path("lint", options["cluster"]), params, sent, sent.body())
+        path = endpoint_path("lint", options["cluster"])
+        call = Call("POST", path, params, sent, sent.applied_body())
         reply, answer = api.answer(call)
         if options["output"] == "table":
             output.echo_lines(finding_lines(answer, sent, options["severity"]))
@@ -144,7 +145,7 @@ def impact(**options: Any) -> None:
                 f"{len(proposed)} from --proposed",
             ]
             sent = Sent(current + proposed, {"current": current, "proposed": proposed})
-            body = {"current": [m.body for m in current], "proposed": [m.body for m in proposed]}
+            body = {"current": stored_forms(current), "proposed": stored_forms(proposed)}
             call = Call("POST", "/v1/impact", [], sent, encode(body))
         else:
             need_server(api, "--cluster")

@@ -113,11 +113,17 @@ def _kind_shape(schema: Schema, kind: str) -> dict:
     return shape
 
 
+def _read_storage_uri(value: Any) -> bool:
+    """A PVC URI is read; another string is not. Any other value is kept for the schema to
+    refuse, so that the stored form of an invalid manifest is refused as the manifest is."""
+    return is_pvc_uri(value) or not isinstance(value, str)
+
+
 def _model_shape(kind: str) -> dict:
     """A model's storage URI is read only when it names a PVC (the InferenceService webhook's
     namespace rule); any other URI, which may carry a credential, is not kept."""
     shape = _kind_shape(model_document_schema, kind)
-    shape["spec"]["storage"]["storageUri"] = KeepIf(is_pvc_uri)
+    shape["spec"]["storage"]["storageUri"] = KeepIf(_read_storage_uri)
     return shape
 
 

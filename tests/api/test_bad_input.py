@@ -10,7 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import EnvironBuilder
 
-from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
+from tests.builders import (
+    entry,
+    isvc_doc,
+    json_paths,
+    model_doc,
+    rank_body,
+    runtime_doc,
+    serving_runtime,
+)
 
 YAML = {"Content-Type": "application/yaml"}
 
@@ -296,23 +304,13 @@ _json_values = st.recursive(
 )
 
 
-def _paths(node, path=()):
-    yield path
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _paths(value, (*path, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _paths(value, (*path, index))
-
-
 _BASE = rank_body(
     model_doc(size="7B"),
     runtime_doc("a", entry(diffusionPipeline={"vae": {"library": "x"}}), size_range={"min": "1B"}),
     serving_runtime("b", engineConfig={"annotations": {"ome.io/deploymentMode": "MultiNode"}}),
     inferenceService=isvc_doc(runtime={"name": "a"}, decoder={"acceleratorOverride": {}}),
 )
-_ALL_PATHS = list(_paths(_BASE))
+_ALL_PATHS = list(json_paths(_BASE))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

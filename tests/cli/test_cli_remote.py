@@ -10,7 +10,6 @@ import socket
 import ssl
 import subprocess
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -25,18 +24,6 @@ pytestmark = pytest.mark.gunicorn  # a real server per module or test
 
 SEED_MODEL = "llama-3-2-3b-instruct"
 SEED_TABLE = (SEED.parent / "seed_example.txt").read_text()
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    directory = tmp_path_factory.mktemp("cli-service")
-    server = Service(
-        directory,
-        OME_RANKER_AUTH="none",
-        OME_RANKER_STORE_PATH=str(directory / "catalogs.sqlite3"),
-    ).start()
-    yield server
-    server.stop()
 
 
 def url(server: Service) -> str:

@@ -320,15 +320,17 @@ def test_every_pod_is_locked_down(directory):
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_the_service_listens_on_8080_with_probes(overlay):
+def test_the_service_listens_on_8080_and_answers_its_probes_on_ops(overlay):
     objects = render(f"overlays/{overlay}")
     _, pod, server = service_deployment(objects)
     assert server["image"] == "ome-ranker:0.1.0"
     env = environment(server)
     assert env["OME_RANKER_BIND"]["value"] == "0.0.0.0:8080"
+    # The operations listener (/healthz, /readyz, /metrics) that the API's load cannot take.
+    assert env["OME_RANKER_OPS_BIND"]["value"] == "0.0.0.0:9090"
     ports = {port["name"]: port["containerPort"] for port in server["ports"]}
-    assert ports == {"http": 8080}
-    bound = int(env["OME_RANKER_BIND"]["value"].rpartition(":")[2])
+    assert ports == {"http": 8080, "ops": 9090}
+    bound = int(env["OME_RANKER_OPS_BIND"]["value"].rpartition(":")[2])
     for probe, path in (
         ("readinessProbe", "/readyz"),
         ("livenessProbe", "/healthz"),
@@ -336,7 +338,8 @@ def test_the_service_listens_on_8080_with_probes(overlay):
     ):
         http = server[probe]["httpGet"]
         assert http["path"] == path, probe
-        assert ports.get(http["port"], http["port"]) == bound, probe
+        assert http["port"] == "ops", probe
+        assert ports[http["port"]] == bound, probe
     # A draining pod (/readyz 503) must leave the endpoints within the drain period.
     readiness = server["readinessProbe"]
     drain = int(env["OME_RANKER_DRAIN_SECONDS"]["value"])
@@ -424,25 +427,6 @@ def test_the_service_routes_port_80_to_http(overlay):
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_the_services_pods_admit_traffic_on_http_only(overlay):
-    objects = render(f"overlays/{overlay}")
-    _, _, server = service_deployment(objects)
-    policy = one(objects, "NetworkPolicy", "ome-ranker")["spec"]
-    selector = policy["podSelector"]["matchLabels"]
-    assert selects(selector, one(objects, "Deployment")["spec"]["template"]["metadata"]["labels"])
-    for redis in find(objects, "StatefulSet"):  # it has a policy of its own
-        assert not selects(selector, pod_template(redis)["metadata"]["labels"])
-    assert policy["policyTypes"] == ["Ingress"]
-    (rule,) = policy["ingress"]
-    # From anywhere: the Ingress controller, Prometheus, the sync jobs of other clusters.
-    assert set(rule) == {"ports"}
-    (port,) = rule["ports"]
-    assert set(port) == {"port", "protocol"} and port["protocol"] == "TCP"
-    ports = {item["name"]: item["containerPort"] for item in server["ports"]}
-    assert ports.get(port["port"], port["port"]) == 8080
-
-
-@pytest.mark.parametrize("overlay", OVERLAYS)
 def test_at_least_two_replicas_and_a_disruption_budget(overlay):
     objects = render(f"overlays/{overlay}")
     deployment = one(objects, "Deployment")
@@ -470,7 +454,7 @@ def test_at_least_two_replicas_and_a_disruption_budget(overlay):
     assert budget["spec"].get("maxUnavailable") == 1 or budget["spec"].get("minAvailable") == 1
 
 
-def test_the_servicemonitor_scrapes_metrics_on_http():
+def test_the_servicemonitor_scrapes_metrics_on_ops():
     objects = render("overlays/production")
     (monitor,) = [obj for obj in objects if (obj["apiVersion"], obj["kind"]) in CRD_KINDS]
     assert monitor["kind"] == "ServiceMonitor"
@@ -483,18 +467,29 @@ def test_the_servicemonitor_scrapes_metrics_on_http():
         for svc in services
         if selects(spec["selector"]["matchLabels"], svc["metadata"]["labels"])
     ]
-    assert [svc["metadata"]["name"] for svc in chosen] == ["ome-ranker"]
-    port_names = {port["name"] for port in chosen[0]["spec"]["ports"]}
+    assert [svc["metadata"]["name"] for svc in chosen] == ["ome-ranker-ops"]
+    (ops,) = chosen
+    assert ops["spec"]["clusterIP"] == "None"  # Prometheus scrapes each pod
+    (port,) = ops["spec"]["ports"]
+    _, _, server = service_deployment(objects)
+    assert port["targetPort"] == "ops" and "ops" in {p["name"] for p in server["ports"]}
+    assert selects(
+        ops["spec"]["selector"],
+        one(objects, "Deployment")["spec"]["template"]["metadata"]["labels"],
+    )
     (endpoint,) = spec["endpoints"]
     assert set(endpoint) <= {"port", "path", "interval", "scrapeTimeout", "scheme"}
-    assert endpoint["port"] == "http" and endpoint["port"] in port_names
+    assert endpoint["port"] == port["name"] == "ops"
     assert endpoint["path"] == "/metrics"
     interval, timeout = (
         int(re.fullmatch(r"(\d+)s", endpoint[key])[1]) for key in ("interval", "scrapeTimeout")
     )
     assert 0 < timeout <= interval
+    # The API's Service never carries the operations port.
+    assert [p["name"] for p in one(objects, "Service", "ome-ranker")["spec"]["ports"]] == ["http"]
     for overlay in ("in-cluster-redis", *EXTERNAL_REDIS):
         assert not find(render(f"overlays/{overlay}"), "ServiceMonitor")
+        assert not find(render(f"overlays/{overlay}"), "Service", "ome-ranker-ops")
 
 
 # --- Redis ----------------------------------------------------------------------------------------
@@ -594,7 +589,8 @@ def test_only_the_service_and_its_migrations_reach_redis(overlay):
     objects = render(f"overlays/{overlay}")
     redis = one(objects, "StatefulSet")
     policy = one(objects, "NetworkPolicy", "ome-ranker-redis")
-    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
+    assert not policy["spec"].get("egress")  # it connects to nothing (test_network.py)
     assert selects(
         policy["spec"]["podSelector"]["matchLabels"], pod_template(redis)["metadata"]["labels"]
     )
@@ -817,7 +813,11 @@ def test_sync_reads_with_kubectl_then_pushes_the_file(directory):
     volumes = {volume["name"]: volume for volume in pod["volumes"]}
     for item in (init, push):
         (mount,) = [m for m in item["volumeMounts"] if PurePosixPath(m["mountPath"]) == work]
-        assert "emptyDir" in volumes[mount["name"]]
+        # The objects as kubectl printed them (env values and all) never touch the node's disk.
+        empty_dir = volumes[mount["name"]]["emptyDir"]
+        assert empty_dir["medium"] == "Memory"
+        assert 0 < quantity(empty_dir["sizeLimit"]) <= 64 * 2**20
+        assert quantity(empty_dir["sizeLimit"]) < quantity(item["resources"]["limits"]["memory"])
     (init_mount,) = [m for m in init["volumeMounts"] if PurePosixPath(m["mountPath"]) == work]
     (push_mount,) = [m for m in push["volumeMounts"] if PurePosixPath(m["mountPath"]) == work]
     assert init_mount["name"] == push_mount["name"]

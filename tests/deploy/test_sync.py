@@ -6,20 +6,19 @@ down fails it too (exit 3). Only kubectl's own step is not run (there is no clus
 from __future__ import annotations
 
 import http.client
-import http.server
 import json
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
+from tests.api.test_stored_form import MARKER, dump
 from tests.builders import token_file
 from tests.deploy.test_kubernetes import KUBE, kustomize
-from tests.servers import free_port
+from tests.servers import Forwarded, Proxy, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "tests" / "fixtures" / "kubectl_get_seed_cluster.yaml"
@@ -66,46 +65,22 @@ def _run_job(command: list[str], environment: dict[str, str], work: Path, server
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
 
 
-class WriteInBetween(http.server.ThreadingHTTPServer):
-    """A proxy to the service that lets another writer change the catalog just before it
-    forwards the job's PUT: the race a sync must not lose silently."""
+def write_in_between(upstream: int):
+    """What a proxy to the service does just before it forwards the job's PUT: another writer
+    changes the catalog (the race a sync must not lose silently)."""
 
-    def __init__(self, upstream: int) -> None:
-        self.upstream = upstream
-        super().__init__(("127.0.0.1", free_port()), _Forward)
-
-
-class _Forward(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # the test's output stays clean
-        pass
-
-    def _forward(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        upstream = self.server.upstream
-        if self.command == "PUT" and self.path.endswith("/objects"):
+    def write(request: Forwarded) -> None:
+        if request.method == "PUT" and request.path.endswith("/objects"):
             other = {
                 "apiVersion": "ome.io/v1beta1",
                 "kind": "ClusterServingRuntime",
                 "metadata": {"name": "written-meanwhile"},
                 "spec": {"disabled": True},
             }
-            status, _ = _request(upstream, "POST", self.path, json.dumps(other).encode(), "admin")
-            assert status == 200
-        connection = http.client.HTTPConnection("127.0.0.1", upstream, timeout=30)
-        headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
-        connection.request(self.command, self.path, body=body, headers=headers)
-        answer = connection.getresponse()
-        data = answer.read()
-        self.send_response(answer.status)
-        for name, value in answer.getheaders():
-            if name.lower() not in ("transfer-encoding", "connection", "content-length"):
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        connection.close()
+            body = json.dumps(other).encode()
+            assert _request(upstream, "POST", request.path, body, "admin")[0] == 200
 
-    do_GET = do_PUT = do_POST = _forward
+    return write
 
 
 def _request(port: int, method: str, path: str, body: bytes | None, who: str):
@@ -164,17 +139,25 @@ def test_the_job_pushes_what_kubectl_printed_and_a_rerun_changes_nothing(service
     assert after["generation"] == info["generation"]  # server fields are not changes
 
 
+def test_the_job_sends_only_what_the_service_reads(service, work):
+    """rules §17 "Stored is what is read": the containers' env, args and command, volumes and
+    credentialed storage URIs that kubectl printed stay in the cluster."""
+    (work / "objects.yaml").write_bytes(dump())
+    command, environment = _push_container()
+    assert _request(service.port, "PUT", "/v1/clusters/prod-east", b"{}", "admin")[0] == 201
+    with Proxy(service.port).running() as proxy:
+        done = _run_job(command, environment, work, proxy.url)
+    assert done.returncode == 0, done.stderr
+    (put,) = [request for request in proxy.forwarded if request.method == "PUT"]
+    assert b"llama-3-2-3b-instruct" in put.body
+    assert MARKER.encode() not in b"".join(request.body for request in proxy.forwarded)
+
+
 def test_a_write_between_the_jobs_read_and_write_fails_the_job(service, work):
     command, environment = _push_container()
     assert _request(service.port, "PUT", "/v1/clusters/prod-east", b"{}", "admin")[0] == 201
-    proxy = WriteInBetween(service.port)
-    thread = threading.Thread(target=proxy.serve_forever, daemon=True)
-    thread.start()
-    try:
-        done = _run_job(command, environment, work, f"http://127.0.0.1:{proxy.server_port}")
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
+    with Proxy(service.port, before=write_in_between(service.port)).running() as proxy:
+        done = _run_job(command, environment, work, proxy.url)
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert "changed" in done.stderr
     # The other writer's object is there; the job's objects are not (nothing overwritten).

@@ -145,3 +145,26 @@ def test_every_field_a_schema_reads_is_kept(kind, schema):
     kept = _shape_leaves(SHAPES[kind])
     read = {leaf for leaf in _leaves(schema) if not leaf.startswith("metadata.")}
     assert read <= kept
+
+
+@pytest.mark.parametrize(
+    ("uri", "kept"),
+    [
+        ("pvc://models/llama", True),  # read: the InferenceService webhook's namespace rule
+        ("hf://meta/llama?token=hf_secret", False),  # not read, and may carry a credential
+        ("", False),
+        (5, True),  # not a string: kept for the schema to refuse, as it refuses the manifest
+        (["s3://bucket"], True),
+    ],
+)
+def test_a_storage_uri_is_kept_when_read_or_refused(uri, kept):
+    manifest = {
+        "apiVersion": "ome.io/v1beta1",
+        "kind": "ClusterBaseModel",
+        "metadata": {"name": "llama"},
+        "spec": {"modelFormat": {"name": "safetensors"}, "storage": {"storageUri": uri}},
+    }
+    storage = stored_form(manifest)["spec"]["storage"]
+    assert storage == ({"storageUri": uri} if kept else {})
+    if not isinstance(uri, str):
+        assert document_of(manifest) is None and document_of(stored_form(manifest)) is None
