@@ -17,8 +17,9 @@ from typing import Any, TypeVar
 
 from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError
 
+from app.breaker import CLOSED, CircuitBreaker
+
 from .backends import Backend
-from .breaker import CLOSED, CircuitBreaker
 from .framing import CachedAnswer, CorruptEntry
 from .hot import HotAnswers
 

@@ -1,4 +1,5 @@
-"""A circuit breaker, so that a dead Redis costs each request nothing instead of a timeout.
+"""A circuit breaker, so that a dead Redis costs each request nothing instead of a timeout: the
+ranking cache's (rules §16) and the catalog store's (rules §17) each have one.
 
 closed
     every call goes through; ``threshold`` consecutive failures open the breaker.
