@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError
 
 from app.breaker import CLOSED, CircuitBreaker
+from config.redaction import redact_urls
 
 from .backends import Backend
 from .framing import CachedAnswer, CorruptEntry
@@ -198,7 +199,8 @@ class RankingCache:
         self.count("errors")
         if corrupt:
             self.count("corrupt")
-        self.last_error = f"{type(error).__name__}: {error}"
+        # Redacted: it is logged, and a client's error may quote a node's URL.
+        self.last_error = f"{type(error).__name__}: {redact_urls(str(error))}"
         if answered:
             self._reachable()
         elif self.breaker.record_failure():
