@@ -48,6 +48,8 @@ class CircuitBreaker:
 
     def allow(self) -> bool:
         """May the caller talk to Redis now? In half-open, only the first caller may."""
+        if self._state == CLOSED:  # every call asks: no lock for the common answer
+            return True
         with self._lock:
             if self._state == CLOSED:
                 return True
@@ -58,6 +60,8 @@ class CircuitBreaker:
 
     def record_success(self) -> bool:
         """Returns True when this success closed an open breaker (Redis is back)."""
+        if self._state == CLOSED and not self._failures:  # nothing to change: no lock
+            return False
         with self._lock:
             recovered = self._state != CLOSED
             self._state = CLOSED

@@ -199,7 +199,8 @@ class LimitExceeded(ApiError):
 
 
 class StoreUnavailable(ApiError):
-    """The catalog store cannot be reached; retry after `Retry-After`."""
+    """The catalog store cannot be reached or used; retry after `Retry-After` (a store that did
+    not answer is not asked again before then). `/readyz` says why."""
 
     status, code = 503, "StoreUnavailable"
     headers = {"Retry-After": "5"}

@@ -20,6 +20,7 @@ from app.store import (
     LimitExceeded,
     PreconditionFailed,
     StoreError,
+    StoreNotAsked,
     StoreUnavailable,
 )
 from app.store.records import check_cluster_name
@@ -113,7 +114,8 @@ def store_errors(view: Callable[..., T]) -> Callable[..., T]:
                 requested=error.requested,
             ) from None
         except StoreUnavailable as error:
-            log.warning("catalog store unavailable: %s", error)
+            if not isinstance(error, StoreNotAsked):  # the breaker logged why it opened
+                log.warning("catalog store unavailable: %s", error)
             raise errors.StoreUnavailable("the catalog store is unavailable; try again") from None
         except StoreError as error:  # pragma: no cover - every kind is handled above
             raise errors.StoreUnavailable(str(error)) from None

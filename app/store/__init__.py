@@ -15,6 +15,7 @@ from .records import (
     PreconditionFailed,
     StoredObject,
     StoreError,
+    StoreNotAsked,
     StoreUnavailable,
     UnreadableCatalog,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "LimitExceeded",
     "PreconditionFailed",
     "StoreError",
+    "StoreNotAsked",
     "StoreUnavailable",
     "StoredObject",
     "UnreadableCatalog",
