@@ -154,7 +154,8 @@ class ModelNotFound(ApiError):
 
 # Stored catalogs (rules §17).
 class Unauthorized(ApiError):
-    """No token, an unknown one, or no token file configured."""
+    """No token, an unknown one, or no token in force (no token file configured, or one
+    emptied or removed); the message says which."""
 
     status, code = 401, "Unauthorized"
     headers = {"WWW-Authenticate": 'Bearer realm="ome-ranker"'}

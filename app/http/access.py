@@ -39,15 +39,13 @@ T = TypeVar("T")
 
 
 def caller() -> Token:
-    """The request's token, or 401 (none sent, unknown, or no token file configured)."""
+    """The request's token, or 401 (none sent, unknown, or no token in force: no token file
+    configured, or one that states none)."""
     access = get_access()
     token = access.identify(request.headers.get("Authorization"))
     if token is None:
         if not access.configured:
-            raise errors.Unauthorized(
-                "catalogs need a token: this service has no token file "
-                "(OME_RANKER_TOKENS_FILE) and OME_RANKER_AUTH is not none"
-            )
+            raise errors.Unauthorized(access.refusal)
         raise errors.Unauthorized("send Authorization: Bearer <token>")
     record.this_request().token_name = token.name  # for the log line, never the secret
     return token
