@@ -22,7 +22,16 @@ def create_app(config: Config | None = None) -> Flask:
 
     from . import cache, catalog, web
     from .api import cluster_answers, clusters, docs, impact, lint, operations, ranking, selections
-    from .http import collector, compression, deadline, errors, observability, polls, query
+    from .http import (
+        collector,
+        compression,
+        deadline,
+        errors,
+        observability,
+        polls,
+        query,
+        readiness,
+    )
 
     # First, so that its before_request hook (request id, timer) runs before any other.
     observability.init_app(app)
@@ -37,6 +46,8 @@ def create_app(config: Config | None = None) -> Flask:
     cache.init_app(app)
     # The token file is read here (a bad one stops start-up); the store connects on first use.
     catalog.init_app(app)
+    # What /readyz reads: checks of the store and the cache that run beside it, never in it.
+    readiness.init_app(app)
     for module in (
         ranking,
         clusters,
