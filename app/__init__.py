@@ -31,6 +31,7 @@ def create_app(config: Config | None = None) -> Flask:
         observability,
         polls,
         query,
+        readiness,
     )
 
     # First, so that its before_request hook (request id, timer) runs before any other.
@@ -48,6 +49,8 @@ def create_app(config: Config | None = None) -> Flask:
     cache.init_app(app)
     # The token file is read here (a bad one stops start-up); the store connects on first use.
     catalog.init_app(app)
+    # What /readyz reads: checks of the store and the cache that run beside it, never in it.
+    readiness.init_app(app)
     for module in (
         ranking,
         clusters,

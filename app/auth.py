@@ -10,8 +10,10 @@ Without a token file every catalog request is refused, unless ``OME_RANKER_AUTH=
 explicitly (the local quick start), which lets everyone do everything as ``anonymous``.
 
 The token file is re-read as it changes (``TokenFile``): a revoked token is refused within
-seconds in every worker, without a restart. A file that stops parsing keeps the last good tokens
-and logs an error; only at start-up does a bad file stop the service.
+seconds in every worker, without a restart. A file that is emptied or removed revokes every
+token; a file that stops parsing keeps the last good tokens, logs an error and makes the service
+not ready (``TokenFile.status``) until it is fixed. At start-up a missing or bad file stops the
+service; an empty one starts it with no token in force.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -41,6 +43,15 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}\Z")
 # rules §17 promises a changed token file is in force within 5 s; checking every 2 s leaves room
 # for a slow read and for the request that notices it.
 RELOAD_SECONDS = 2.0
+# A file found missing or empty is looked at again this long after, and revokes every token
+# only if it still is: a writer that truncates before it writes, or a volume whose files are
+# swapped, shows an empty or missing file for a moment. 2 s + 1 s stays within the 5 s.
+ABSENT_GRACE_SECONDS = 1.0
+NO_TOKEN_FILE = (
+    f"catalogs need a token: this service has no token file ({TOKENS_FILE_VARIABLE}) and "
+    "OME_RANKER_AUTH is not none"
+)
+NO_TOKEN_IN_FORCE = f"no token is in force: the token file ({TOKENS_FILE_VARIABLE}) states none"
 
 log = logging.getLogger("app.auth")
 
@@ -75,11 +86,19 @@ class _Entry:
 
 
 class AccessControl:
-    """The service's tokens; ``None`` entries with ``open`` mean OME_RANKER_AUTH=none."""
+    """The service's tokens; ``None`` entries with ``open`` mean OME_RANKER_AUTH=none.
+    ``refusal`` says why every token is refused when none is in force (the 401's message)."""
 
-    def __init__(self, entries: Iterable[_Entry] = (), *, open_access: bool = False) -> None:
+    def __init__(
+        self,
+        entries: Iterable[_Entry] = (),
+        *,
+        open_access: bool = False,
+        refusal: str = NO_TOKEN_FILE,
+    ) -> None:
         self._entries = tuple(entries)
         self.open = open_access
+        self.refusal = refusal
 
     @property
     def configured(self) -> bool:
@@ -123,7 +142,11 @@ def _names(value: Any, where: str) -> frozenset[str]:
 
 
 def parse_tokens(document: Any, source: str) -> AccessControl:
-    """The access control a token file describes; ``SettingsError`` naming what is wrong."""
+    """The access control a token file describes; ``SettingsError`` naming what is wrong. An
+    empty file (``None``: nothing but blanks and comments) states no tokens, as
+    ``tokens: []`` does."""
+    if document is None:
+        return AccessControl(refusal=NO_TOKEN_IN_FORCE)
     if not isinstance(document, Mapping) or not isinstance(document.get("tokens"), list):
         raise SettingsError(f"{source}: expected a mapping with a 'tokens' list")
     entries, names, digests = [], set(), set()
@@ -151,7 +174,7 @@ def parse_tokens(document: Any, source: str) -> AccessControl:
         names.add(name)
         digests.add(digest.lower())
         entries.append(_Entry(bytes.fromhex(digest.lower()), token))
-    return AccessControl(entries)
+    return AccessControl(entries, refusal=NO_TOKEN_IN_FORCE)
 
 
 def parse_token_file(content: bytes, path: str) -> AccessControl:
@@ -167,12 +190,18 @@ def parse_token_file(content: bytes, path: str) -> AccessControl:
     return parse_tokens(document, source)
 
 
+class _Missing(SettingsError):
+    """The token file is not there (nor a directory on its path)."""
+
+
 def _read(path: str) -> bytes:
     """The file's bytes, by path every time: a Kubernetes Secret volume replaces it by
     swapping a symlink."""
     try:
         with open(path, "rb") as handle:
             return handle.read()
+    except (FileNotFoundError, NotADirectoryError) as error:
+        raise _Missing(f"{TOKENS_FILE_VARIABLE} {path!r}: {error.strerror}") from None
     except OSError as error:
         raise SettingsError(f"{TOKENS_FILE_VARIABLE} {path!r}: {error.strerror}") from None
 
@@ -184,7 +213,7 @@ def _digest(content: bytes) -> str:
 @dataclass(frozen=True, slots=True)
 class _Good:
     access: AccessControl
-    content: bytes
+    content: bytes  # b"" for a file that is missing or empty: no token in force
     read_at: float  # time.monotonic(): one clock for every process of the host
 
     @property
@@ -192,42 +221,86 @@ class _Good:
         return _digest(self.content)
 
 
+@dataclass(frozen=True, slots=True)
+class TokensStatus:
+    """What /readyz and /metrics say of the token file: how many tokens are in force, and why
+    they are not what the file now says (``problem``, None when they are)."""
+
+    tokens: int
+    problem: str | None
+
+
 class TokenFile:
     """The token file and the last good tokens read from it (``load`` makes one).
 
     ``current()`` re-reads the file at most every ``interval`` seconds and parses it only when
-    its bytes changed. A file that does not parse (or cannot be read) keeps the last good tokens
-    and is logged once per distinct content. Threads that find a re-read under way do not wait
-    for it: they use the tokens in force.
+    its bytes changed. A file that is missing or empty, and still is ``absent_grace`` seconds
+    later, puts no token in force. A file that does not parse (or cannot be read) keeps the
+    last good tokens, is logged once per distinct content and is the ``problem`` of
+    ``status()`` until a good one replaces it. Threads that find a re-read under way do not
+    wait for it: they use the tokens in force. ``clock`` is injectable for tests.
     """
 
-    def __init__(self, path: str, good: _Good, *, interval: float = RELOAD_SECONDS) -> None:
+    def __init__(
+        self,
+        path: str,
+        good: _Good,
+        *,
+        interval: float = RELOAD_SECONDS,
+        absent_grace: float = ABSENT_GRACE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.path = path
         self._good = good
         self._seen = good.digest  # what the file looked like last time, good or not
+        self._problem: str | None = None  # why the file in force is not the file now
+        self._absent_since: float | None = None
         self._interval = interval
-        self._due = time.monotonic() + interval
+        self._absent_grace = absent_grace
+        self._clock = clock
+        self._due = clock() + interval
         self._lock = threading.Lock()
         self._shared: _SharedCopy | None = None
 
     @classmethod
-    def load(cls, path: str, *, interval: float = RELOAD_SECONDS) -> TokenFile:
-        """At start-up: a file that is missing or does not parse is a ``SettingsError``."""
-        read_at = time.monotonic()
+    def load(
+        cls,
+        path: str,
+        *,
+        interval: float = RELOAD_SECONDS,
+        absent_grace: float = ABSENT_GRACE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> TokenFile:
+        """At start-up: a file that is missing or does not parse is a ``SettingsError`` (a
+        path that names nothing is a setting to fix); an empty one starts with no token."""
+        read_at = clock()
         content = _read(path)
         good = _Good(parse_token_file(content, path), content, read_at)
-        _log_in_force(path, good.access)
-        return cls(path, good, interval=interval)
+        _log_in_force(path, good.access, "empty" if _states_nothing(content) else None)
+        return cls(path, good, interval=interval, absent_grace=absent_grace, clock=clock)
 
     def current(self) -> AccessControl:
         """The tokens in force; cheap (a clock reading) except when a re-read is due."""
-        if time.monotonic() >= self._due and self._lock.acquire(blocking=False):
+        if self._clock() >= self._due and self._lock.acquire(blocking=False):
             try:
-                if time.monotonic() >= self._due:
+                if self._clock() >= self._due:
                     self._refresh(announce=False)
             finally:
                 self._lock.release()
         return self._good.access
+
+    def status(self) -> TokensStatus:
+        """The tokens in force now (re-read first if due, as ``current``)."""
+        access = self.current()
+        problem, good = self._problem, self._good
+        if problem is None:
+            return TokensStatus(len(access), None)
+        age = self._clock() - good.read_at
+        return TokensStatus(
+            len(access),
+            f"{problem}; the last good tokens ({len(good.access)}, read {age:.0f} s ago) stay "
+            "in force until it is fixed",
+        )
 
     def refresh(self, *, announce: bool = False) -> None:
         """Re-read the file now. ``announce``: log what is in force even if the file did not
@@ -249,27 +322,61 @@ class TokenFile:
             self._shared = None
 
     def _refresh(self, *, announce: bool) -> None:
-        read_at = time.monotonic()
+        read_at = self._clock()
         self._due = read_at + self._interval
         try:
-            content = _read(self.path)
+            content: bytes | None = _read(self.path)
+        except _Missing:
+            content = None
         except SettingsError as error:
+            self._absent_since = None
             if self._first_look(f"unreadable: {error}", announce):
                 self._keep_last_good(error)
             return
-        digest = _digest(content)
-        if not self._first_look(digest, announce):
+        if content is None:
+            self._absent(read_at, "missing", announce)
             return
+        digest = _digest(content)
+        if digest == self._seen and not announce:  # as last time, which was no absent look
+            self._absent_since = None
+            return
+        if _states_nothing(content):
+            self._absent(read_at, "empty", announce)
+            return
+        self._absent_since = None
+        self._first_look(digest, announce)
         try:
             same = digest == self._good.digest
             access = self._good.access if same else parse_token_file(content, self.path)
         except SettingsError as error:
             self._keep_last_good(error)
             return
-        self._good = _Good(access, content, read_at)
-        _log_in_force(self.path, access)
+        self._adopt(_Good(access, content, read_at))
+
+    def _absent(self, read_at: float, how: str, announce: bool) -> None:
+        """A missing or empty file: no token in force once a look ``absent_grace`` seconds
+        after the first still finds it so."""
+        if not self._good.content:  # no token in force already
+            if self._first_look(how, announce):
+                self._adopt(self._good, how)
+            return
+        if self._absent_since is None:
+            self._absent_since = read_at
+            self._due = read_at + self._absent_grace  # look again then, not an interval later
+            return
+        if read_at - self._absent_since < self._absent_grace:
+            self._due = self._absent_since + self._absent_grace
+            return
+        self._absent_since = None
+        self._first_look(how, announce)
+        self._adopt(_Good(parse_token_file(b"", self.path), b"", read_at), how)
+
+    def _adopt(self, good: _Good, how: str | None = None) -> None:
+        self._good = good
+        self._problem = None
+        _log_in_force(self.path, good.access, how)
         if self._shared is not None:
-            self._shared.offer(read_at, content)
+            self._shared.offer(good.read_at, good.content)
 
     def _first_look(self, seen: str, announce: bool) -> bool:
         """Whether the file looks different from last time (so it is worth a log line)."""
@@ -283,17 +390,35 @@ class TokenFile:
             read_at, content = newer
             with contextlib.suppress(SettingsError):  # only good files are shared
                 self._good = _Good(parse_token_file(content, self.path), content, read_at)
+        self._problem = str(error)
         log.error(
             "%s; keeping the last good tokens (%d), read %.0f s ago",
             error,
             len(self._good.access),
-            time.monotonic() - self._good.read_at,
+            self._clock() - self._good.read_at,
         )
 
 
-def _log_in_force(path: str, access: AccessControl) -> None:
-    noun = "token" if len(access) == 1 else "tokens"
-    log.info("%s %r: %d %s in force", TOKENS_FILE_VARIABLE, path, len(access), noun)
+def _states_nothing(content: bytes) -> bool:
+    """An empty file: nothing but blanks and comments (a broken file is not empty)."""
+    try:
+        return yaml.safe_load(content) is None
+    except yaml.YAMLError:
+        return False
+
+
+def _log_in_force(path: str, access: AccessControl, how: str | None = None) -> None:
+    if len(access):
+        noun = "token" if len(access) == 1 else "tokens"
+        log.info("%s %r: %d %s in force", TOKENS_FILE_VARIABLE, path, len(access), noun)
+        return
+    # A service that refuses every catalog request says so louder.
+    log.warning(
+        "%s %r%s: no token in force, every catalog request is refused",
+        TOKENS_FILE_VARIABLE,
+        path,
+        f" is {how}" if how else "",
+    )
 
 
 class _SharedCopy:

@@ -14,7 +14,7 @@ from flask import Flask, current_app
 
 from config.settings import SettingsError
 
-from .auth import AccessControl, access_source
+from .auth import AccessControl, TokenFile, TokensStatus, access_source
 from .schemas.stored import stored_form
 from .store import CatalogStore
 from .store.redis import RedisCatalogStore
@@ -61,3 +61,10 @@ def get_store(app: Flask | None = None) -> CatalogStore:
 def get_access(app: Flask | None = None) -> AccessControl:
     """The tokens in force now (the token file's latest good version)."""
     return (app or current_app).extensions[ACCESS_EXTENSION].current()
+
+
+def tokens_status(app: Flask) -> TokensStatus | None:
+    """The token file's tokens in force and its problem (re-read first if due); None without
+    a token file, where nothing is re-read."""
+    source = app.extensions[ACCESS_EXTENSION]
+    return source.status() if isinstance(source, TokenFile) else None

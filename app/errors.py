@@ -155,7 +155,8 @@ class ModelNotFound(ApiError):
 
 # Stored catalogs (rules §17).
 class Unauthorized(ApiError):
-    """No token, an unknown one, or no token file configured."""
+    """No token, an unknown one, or no token in force (no token file configured, or one
+    emptied or removed); the message says which."""
 
     status, code = 401, "Unauthorized"
     headers = {"WWW-Authenticate": 'Bearer realm="ome-ranker"'}
@@ -200,7 +201,8 @@ class LimitExceeded(ApiError):
 
 
 class StoreUnavailable(ApiError):
-    """The catalog store cannot be reached; retry after `Retry-After`."""
+    """The catalog store cannot be reached or used; retry after `Retry-After` (a store that did
+    not answer is not asked again before then). `/readyz` says why."""
 
     status, code = 503, "StoreUnavailable"
     headers = {"Retry-After": "5"}

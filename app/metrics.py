@@ -8,6 +8,13 @@ two apps in one process never share a count.
 Cache counters are mirrored from the cache's own (``RankingCache.stats()``): after each request
 and before each scrape the increase since the last look is added, so the cache stays the single
 place that decides what a hit, a miss or an error is.
+
+The gauges of the token file and of the catalog store are set where /readyz reads them
+(app/http/readiness.py), each time, and the token file's when the app starts; one nothing has
+set is absent, not 0. Every worker reads the same file and the same store, so across workers
+the value set last is the truth (``livemostrecent``): a worker that has not been probed since a
+file was fixed does not hold the gauge at 0 (as ``livemin`` would), and one that was recycled
+leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -47,6 +54,23 @@ CACHE_COUNTERS = {
     "skipped": (
         "ome_ranker_cache_skipped",
         "Cache operations skipped: circuit breaker open or an earlier failure in the request.",
+    ),
+}
+# What /readyz reads, as gauges: key -> metric name and help text.
+HEALTH_GAUGES = {
+    "tokens_in_force": (
+        "ome_ranker_tokens_in_force",
+        "Tokens in force (0: every catalog request is refused).",
+    ),
+    "tokens_file_ok": (
+        "ome_ranker_tokens_file_ok",
+        "1 when the tokens in force are what the token file says; 0 while a version that does "
+        "not parse is ignored and the last good tokens stay in force.",
+    ),
+    "store_up": (
+        "ome_ranker_store_up",
+        "1 when the catalog store answered its last check; 0 when it did not (down) or refused "
+        "this service (wrong credentials, a file it cannot open or write).",
     ),
 }
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
@@ -121,6 +145,9 @@ class ServiceMetrics:
             registry=self.registry,
             multiprocess_mode="liveall",
         )
+        # Made on first use, so that a gauge nothing has set yet is absent, not 0.
+        self._health: dict[str, Gauge] = {}
+        self._health_lock = threading.Lock()
 
     def observe_request(
         self, endpoint: str | None, method: str, status: int, seconds: float
@@ -151,6 +178,26 @@ class ServiceMetrics:
                 if total > self._cache_seen[key]:
                     counter.inc(total - self._cache_seen[key])
                 self._cache_seen[key] = total
+
+    def observe_tokens(self, tokens: int, file_ok: bool) -> None:
+        self._health_gauge("tokens_in_force").set(tokens)
+        self._health_gauge("tokens_file_ok").set(1 if file_ok else 0)
+
+    def observe_store(self, up: bool) -> None:
+        self._health_gauge("store_up").set(1 if up else 0)
+
+    def _health_gauge(self, key: str) -> Gauge:
+        with self._health_lock:
+            gauge = self._health.get(key)
+            if gauge is None:
+                name, text = HEALTH_GAUGES[key]
+                # Every worker reads the same file and the same store: the value set last is
+                # the truth (see the module's docstring).
+                gauge = Gauge(
+                    name, text, registry=self.registry, multiprocess_mode="livemostrecent"
+                )
+                self._health[key] = gauge
+            return gauge
 
     def exposition(self) -> tuple[bytes, str]:
         """The text format body and its content type."""

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import overload
 from urllib.parse import urlsplit
 
+from .redaction import redact_url
+
 
 class SettingsError(ValueError):
     pass
@@ -65,19 +67,31 @@ def _env_bool(name: str, default: bool) -> bool:
 
 
 def _redis_url(name: str, cluster: bool) -> str | None:
-    """The URL, checked here so that a typo stops start-up instead of silently not caching."""
+    """The URL, checked here so that a typo stops start-up instead of silently not caching.
+    Messages show it redacted (config/redaction.py): a password never reaches the log."""
     url = _env_str(name, None)
     if url is None:
         return None
-    parts = urlsplit(url)
+    shown = redact_url(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unclosed "[" of an IPv6 host
+        raise SettingsError(f"{name} is not a URL: {shown!r}") from None
     schemes = ("redis", "rediss") if cluster else ("redis", "rediss", "unix")
     if parts.scheme not in schemes:
         allowed = ", ".join(f"{scheme}://" for scheme in schemes)
-        raise SettingsError(f"{name} must be a URL starting {allowed}; got {url!r}")
+        raise SettingsError(f"{name} must be a URL starting {allowed}; got {shown!r}")
     try:
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError:
-        raise SettingsError(f"{name} has an invalid port: {url!r}") from None
+        raise SettingsError(f"{name} has an invalid port: {shown!r}") from None
+    if "@" in url.partition("://")[2][len(parts.netloc) :]:
+        # An unencoded "/", "?" or "#" in the password ends the host early: the rest of the
+        # password would be read as a path, and the service would connect elsewhere.
+        raise SettingsError(
+            f"{name}: percent-encode the reserved characters of the password "
+            f"('/' as %2F, '?' as %3F, '#' as %23, '@' as %40); got {shown!r}"
+        )
     if cluster and parts.path.strip("/") not in ("", "0"):
         raise SettingsError(f"{name} must use database 0 with OME_RANKER_REDIS_CLUSTER=true")
     return url

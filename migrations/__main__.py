@@ -13,6 +13,7 @@ import sys
 import redis
 from redis.cluster import RedisCluster
 
+from config.redaction import redact_urls
 from config.settings import Config, SettingsError
 from migrations.runner import MigrationsLocked, applied, apply_pending, discover
 
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         client = _client(config.REDIS_URL, config.REDIS_CLUSTER)
     except REDIS_FAILURES as error:  # RedisCluster connects when it is built
-        print(f"migrations: cannot reach Redis: {error}", file=sys.stderr)
+        print(f"migrations: cannot reach Redis: {redact_urls(str(error))}", file=sys.stderr)
         return 1
     try:
         if arguments.status:
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"migrations: {error}", file=sys.stderr)
         return 1
     except REDIS_FAILURES as error:
-        print(f"migrations: Redis failed: {error}", file=sys.stderr)
+        print(f"migrations: Redis failed: {redact_urls(str(error))}", file=sys.stderr)
         return 1
     finally:
         client.close()

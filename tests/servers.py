@@ -164,12 +164,17 @@ def require_redis_server() -> None:
 
 
 class RedisServer:
-    """A redis-server process on a free port that keeps nothing on disk."""
+    """A redis-server process on a free port that keeps nothing on disk. With
+    ``--requirepass`` among its options, the test's own clients send that password (``url``
+    has none: a test writes the credentials it means to)."""
 
     def __init__(self, directory: Path, *options: str) -> None:
         self.port = free_port()
         self.directory = directory
         self.options = options
+        self.password = (
+            options[options.index("--requirepass") + 1] if "--requirepass" in options else None
+        )
         self.process: subprocess.Popen | None = None
         self.started = False
 
@@ -179,7 +184,9 @@ class RedisServer:
 
     def client(self) -> redis.Redis:
         """A client for the test to poke the server with; the caller closes it."""
-        return redis.Redis(port=self.port, socket_connect_timeout=2, socket_timeout=5)
+        return redis.Redis(
+            port=self.port, password=self.password, socket_connect_timeout=2, socket_timeout=5
+        )
 
     def start(self) -> RedisServer:
         """Start it, and wait until it answers. A first start whose port another process took
@@ -212,7 +219,9 @@ class RedisServer:
         )
         deadline = time.monotonic() + 60
         while True:
-            probe = redis.Redis(port=self.port, socket_connect_timeout=0.2, socket_timeout=1)
+            probe = redis.Redis(
+                port=self.port, password=self.password, socket_connect_timeout=0.2, socket_timeout=1
+            )
             try:
                 probe.ping()
                 return True

@@ -4,6 +4,7 @@ service runs, a worker forked while it is broken included."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -11,6 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.builders import token_file
 from tests.servers import Service
@@ -147,5 +149,44 @@ def test_a_token_file_that_changes_or_breaks_while_the_service_runs(tmp_path):
         assert service.process.poll() is None  # the master runs on
         assert new in broken_file_logged_by(service)
         assert not any("revoked-secret" in line["msg"] for line in service.log_lines())
+        # Meanwhile every worker is not ready, naming the file; fixed, every one is again.
+        assert steadily(service, 503)["tokens"].endswith("stay in force until it is fixed")
+        assert gauge(service, "ome_ranker_tokens_file_ok") == 0
+        replace(tokens, "stays", "added")
+        assert steadily(service, 200)["tokens"] is None
+        # Across workers the value set last wins: one that saw the broken file and was not
+        # probed since does not hold it at 0.
+        assert gauge(service, "ome_ranker_tokens_file_ok") == 1
+        # Emptied: every token is refused by every worker, which stays ready.
+        replace(tokens, text="# every token revoked\n")
+        workers = workers - {killed} | {new}  # the killed one logged no exit
+        until_every_worker(service, workers, "stays", 401)
+        until_every_worker(service, workers, "added", 401)
+        assert steadily(service, 200)["tokens"] is None
+        assert gauge(service, "ome_ranker_tokens_in_force") == 0
     finally:
         assert service.stop() == 0
+
+
+def gauge(service: Service, name: str) -> float:
+    """One gauge of ``/metrics``, as Prometheus reads it from all the workers."""
+    text = service.request("GET", "/metrics")[2].decode()
+    (found,) = [
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name
+    ]
+    return found
+
+
+def steadily(service: Service, status: int, times: int = 20) -> dict:
+    """``/readyz``'s body once it has answered ``status`` ``times`` times in a row (probes go
+    to any worker; each reads the file again within seconds)."""
+    in_a_row, deadline = 0, time.monotonic() + TIMEOUT
+    while in_a_row < times:
+        assert time.monotonic() < deadline, f"/readyz is not steadily {status}"
+        answer, _, body = service.request("GET", "/readyz")
+        in_a_row = in_a_row + 1 if answer == status else 0
+        time.sleep(0.02)
+    return json.loads(body)

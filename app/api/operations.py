@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, current_app, request
 
 from app.http.described import TEXT, answer, described
 from app.http.observability import service_metrics, sync_cache_metrics
+from app.http.readiness import readiness
 from app.rendering.encode import to_json
 from app.schemas.api import HealthSchema, ReadinessSchema
 from app.version import __version__
@@ -23,19 +22,6 @@ def _uncached(payload: bytes, content_type: str, status: int = 200) -> Response:
     response = Response(payload, status=status, content_type=content_type)
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def cache_readiness() -> dict[str, Any] | None:
-    """The ranking cache's backend and whether it answers now.
-
-    One guarded round trip, bounded by ``OME_RANKER_REDIS_TIMEOUT`` and skipped while the
-    breaker is open, so that a Redis that died while no request came is reported down too.
-    """
-    cache = current_app.extensions.get("ranking_cache")
-    if cache is None:
-        return None
-    reachable = cache.ping()
-    return {"backend": cache.describe()["backend"], "state": "up" if reachable else "down"}
 
 
 @bp.get("/healthz")
@@ -57,30 +43,34 @@ def healthz() -> Response:
 @described(
     "readiness",
     "operations",
-    "Readiness: the service can answer rankings",
-    description="Reports the ranking cache's backend and state. Stays 200 with the cache `down`: "
-    "the cache is an accelerator, never a dependency.",
+    "Readiness: the service should take requests",
+    description="Reports the token file, the catalog store and the ranking cache, from checks "
+    "made in the background: it answers within 0.2 s whatever they do. 503 `degraded` when "
+    "this instance needs a fix before it takes requests: the token file no longer parses "
+    "(`tokens` says why; the last good tokens stay in force), or the store refuses this "
+    "service (`store.state` `refused`: wrong credentials, a file it cannot open or write). "
+    "A store `down` (not answering) and a cache `down` leave it 200: every replica shares "
+    "them, and the stateless endpoints work without them.",
     answers={
         200: answer("Ready.", ReadinessSchema),
         503: answer(
-            "Draining: the worker got SIGTERM and answers only what it still gets.",
+            "Degraded (see above), or draining: the worker got SIGTERM and answers only what it "
+            "still gets.",
             ReadinessSchema,
         ),
     },
 )
 def readyz() -> Response:
-    """Readiness: 200 whenever the app is built, Redis up or not (rules §16: the cache is an
-    accelerator, never a dependency); the body says how the cache is doing.
+    """Readiness (app/http/readiness.py): never waits on a dependency for longer than a
+    fraction of a second, so that a hung Redis fails no probe by its slowness alone.
 
     503 ``{"status": "draining"}`` once the worker got SIGTERM: it keeps answering for
     ``OME_RANKER_DRAIN_SECONDS``, so load balancers take it out of rotation before it stops
     accepting connections.
     """
-    if request.environ.get(DRAINING_ENVIRON_KEY):
-        body = readiness_schema.dump({"status": "draining", "cache": cache_readiness()})
-        return _uncached(to_json(body), "application/json", status=503)
-    body = readiness_schema.dump({"status": "ready", "cache": cache_readiness()})
-    return _uncached(to_json(body), "application/json")
+    draining = bool(request.environ.get(DRAINING_ENVIRON_KEY))
+    status, body = readiness(current_app, draining=draining)
+    return _uncached(to_json(readiness_schema.dump(body)), "application/json", status=status)
 
 
 @bp.get("/metrics")

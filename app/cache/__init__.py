@@ -14,10 +14,10 @@ from typing import Any
 
 from flask import Flask
 
+from app.breaker import CircuitBreaker
 from config.settings import UNSHARED_CACHE_SECRET_WARNING
 
 from .backends import MemoryBackend, RedisBackend
-from .breaker import CircuitBreaker
 from .framing import CachedAnswer, FrameCodec
 from .ranking_cache import BYPASS, HIT, MISS, CacheSession, RankingCache
 

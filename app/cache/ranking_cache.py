@@ -17,8 +17,10 @@ from typing import Any, TypeVar
 
 from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError
 
+from app.breaker import CLOSED, CircuitBreaker
+from config.redaction import redact_urls
+
 from .backends import Backend
-from .breaker import CLOSED, CircuitBreaker
 from .framing import CachedAnswer, CorruptEntry
 from .hot import HotAnswers
 
@@ -205,7 +207,8 @@ class RankingCache:
         self.count("errors")
         if corrupt:
             self.count("corrupt")
-        self.last_error = f"{type(error).__name__}: {error}"
+        # Redacted: it is logged, and a client's error may quote a node's URL.
+        self.last_error = f"{type(error).__name__}: {redact_urls(str(error))}"
         if answered:
             self._reachable()
         elif self.breaker.record_failure():

@@ -22,6 +22,7 @@ from app.store import (
     Precondition,
     PreconditionFailed,
     StoreError,
+    StoreNotAsked,
     StoreUnavailable,
 )
 from app.store.records import check_cluster_name
@@ -41,15 +42,13 @@ T = TypeVar("T")
 
 
 def caller() -> Token:
-    """The request's token, or 401 (none sent, unknown, or no token file configured)."""
+    """The request's token, or 401 (none sent, unknown, or no token in force: no token file
+    configured, or one that states none)."""
     access = get_access()
     token = access.identify(request.headers.get("Authorization"))
     if token is None:
         if not access.configured:
-            raise errors.Unauthorized(
-                "catalogs need a token: this service has no token file "
-                "(OME_RANKER_TOKENS_FILE) and OME_RANKER_AUTH is not none"
-            )
+            raise errors.Unauthorized(access.refusal)
         raise errors.Unauthorized("send Authorization: Bearer <token>")
     record.this_request().token_name = token.name  # for the log line, never the secret
     return token
@@ -116,7 +115,8 @@ def store_errors(view: Callable[..., T]) -> Callable[..., T]:
                 requested=error.requested,
             ) from None
         except StoreUnavailable as error:
-            log.warning("catalog store unavailable: %s", error)
+            if not isinstance(error, StoreNotAsked):  # the breaker logged why it opened
+                log.warning("catalog store unavailable: %s", error)
             raise errors.StoreUnavailable("the catalog store is unavailable; try again") from None
         except StoreError as error:  # pragma: no cover - every kind is handled above
             raise errors.StoreUnavailable(str(error)) from None

@@ -332,11 +332,34 @@ class CacheStateSchema(Schema):
     state = fields.String(required=True, validate=validate.OneOf(("up", "down")))
 
 
+class StoreStateSchema(Schema):
+    backend = fields.String(
+        required=True, validate=validate.OneOf(("redis", "redis-cluster", "sqlite"))
+    )
+    state = fields.String(
+        required=True,
+        validate=validate.OneOf(("up", "down", "refused", "unknown")),
+        metadata=_doc(
+            "`up`: it answered its last check. `down`: it does not answer, or fails. "
+            "`refused`: it refuses this service's credentials, or its file cannot be opened "
+            "or written (the instance is then not ready). `unknown`: no check has ended yet."
+        ),
+    )
+    reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_doc("Why it is not up, without addresses, paths or secrets; null when up."),
+    )
+
+
 class ReadinessSchema(Schema):
     status = fields.String(
         required=True,
-        validate=validate.OneOf(("ready", "draining")),
-        metadata=_doc("`draining` (with status 503) from SIGTERM until the worker exits."),
+        validate=validate.OneOf(("ready", "degraded", "draining")),
+        metadata=_doc(
+            "`ready` (200); `degraded` (503): the token file no longer parses, or the store "
+            "refuses this service; `draining` (503) from SIGTERM until the worker exits."
+        ),
     )
     cache = fields.Nested(
         CacheStateSchema,
@@ -345,5 +368,23 @@ class ReadinessSchema(Schema):
         metadata=_doc(
             "The ranking cache. `down` does not make the service unready: the cache is an "
             "accelerator, never a dependency (rules §16). Null when no cache is configured."
+        ),
+    )
+    store = fields.Nested(
+        StoreStateSchema,
+        required=True,
+        metadata=_doc(
+            "The catalog store, as its last background check found it. `down` does not make "
+            "the service unready: catalog requests are 503 `StoreUnavailable` meanwhile, the "
+            "stateless endpoints answer (rules §17)."
+        ),
+    )
+    tokens = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=_doc(
+            "Why the tokens in force are not what the token file says: it no longer parses "
+            "(or cannot be read), and the last good tokens stay in force until it is fixed. "
+            "Null when they are, and without a token file."
         ),
     )

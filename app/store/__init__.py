@@ -17,6 +17,7 @@ from .records import (
     PreconditionFailed,
     StoredObject,
     StoreError,
+    StoreNotAsked,
     StoreUnavailable,
     UnreadableCatalog,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "Precondition",
     "PreconditionFailed",
     "StoreError",
+    "StoreNotAsked",
     "StoreUnavailable",
     "StoredObject",
     "UnreadableCatalog",

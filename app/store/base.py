@@ -32,6 +32,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
+from app.breaker import CircuitBreaker
+
+from .guard import DOWN, REFUSED, UP, StoreGuard, StoreHealth
 from .records import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_CLUSTERS,
@@ -50,6 +53,7 @@ from .records import (
     Precondition,
     PreconditionFailed,
     StoredObject,
+    StoreUnavailable,
     check_cluster_name,
     counts_of,
     new_uid,
@@ -82,8 +86,11 @@ class CatalogStore(ABC):
     the clusters of the service; a write over any is ``LimitExceeded`` and stores nothing;
     ``None`` is no bound. ``clock`` gives
     ``updated_at``. Objects are listed, and documents given, in key order
-    (kind, namespace, name), whatever the order they were written in.
+    (kind, namespace, name), whatever the order they were written in. Every backend call goes
+    through ``guard`` (app/store/guard.py), whose ``breaker`` tests may give.
     """
+
+    backend = "store"  # what /readyz and the logs call the backend
 
     def __init__(
         self,
@@ -94,7 +101,9 @@ class CatalogStore(ABC):
         max_clusters: int | None = DEFAULT_MAX_CLUSTERS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         documents_cache_size: int = 8,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
+        self.guard = StoreGuard(self.backend, breaker)
         self.max_objects = max_objects
         self.max_bytes = max_bytes
         self.max_runtimes = max_runtimes
@@ -143,12 +152,20 @@ class CatalogStore(ABC):
 
     @abstractmethod
     def ping(self) -> None:
-        """``StoreUnavailable`` unless the backend answers (for /readyz)."""
+        """``StoreUnavailable`` unless the backend answers, and would take a write."""
 
     @abstractmethod
     def close(self) -> None: ...
 
     # --- reads and writes, the same for every backend -----------------------------------------
+
+    def check(self) -> StoreHealth:
+        """One ``ping``, through the breaker, as /readyz reports it; never raises."""
+        try:
+            self.ping()
+        except StoreUnavailable as error:
+            return StoreHealth(self.backend, REFUSED if error.refused else DOWN, error.problem)
+        return StoreHealth(self.backend, UP)
 
     def read_documents(self, cluster: str) -> CatalogDocuments | None:
         """The documents alone, for ranking: no manifest is read or parsed.

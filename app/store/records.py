@@ -100,12 +100,41 @@ Precondition.EXISTS = Precondition(None)
 
 
 class StoreUnavailable(StoreError):
-    """The backend cannot be reached or used now: the caller answers 503 with Retry-After."""
+    """The backend cannot be reached or used now: the caller answers 503 with Retry-After.
+
+    ``problem`` says what is wrong in words fit for anyone to read (``/readyz``): no address,
+    path or secret, which the message, for the log, may hold. ``refused``: the backend answers
+    but refuses this service (credentials, permissions, a file it cannot open or write), which
+    a fix of the settings ends, not time. ``answered``: False when nothing answered (a timeout,
+    a connection refused): the store's circuit breaker then stops asking for a while.
+    """
+
+    problem = "the catalog store is unavailable"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        problem: str | None = None,
+        refused: bool = False,
+        answered: bool = True,
+    ) -> None:
+        super().__init__(message)
+        if problem is not None:
+            self.problem = problem
+        self.refused = refused
+        self.answered = answered
+
+
+class StoreNotAsked(StoreUnavailable):
+    """Not tried: the store's circuit breaker is open after it stopped answering."""
 
 
 class UnreadableCatalog(StoreUnavailable):
     """What the backend holds cannot be read by this version of the service: an encoding of a
     newer instance (a rolling upgrade in progress) or a damaged value. Unavailable, not wrong."""
+
+    problem = "what the catalog store holds cannot be read by this version of the service"
 
 
 class LimitExceeded(StoreError):

@@ -33,7 +33,8 @@ whose info has been gone for ``orphan_grace`` seconds are swept first (a creatio
 that long: every command has a socket timeout).
 
 No command is retried by redis-py: a retried commit whose first attempt went through would be
-reported as a conflict. Every connection error, timeout or error reply is ``StoreUnavailable``.
+reported as a conflict. Every connection error, timeout or error reply is ``StoreUnavailable``
+(``unavailable``), through the store's circuit breaker (app/store/guard.py).
 """
 
 from __future__ import annotations
@@ -49,8 +50,17 @@ from typing import Any, cast
 import redis
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
-from redis.exceptions import RedisClusterException
+from redis.exceptions import (
+    AuthenticationError,
+    AuthenticationWrongNumberOfArgsError,
+    AuthorizationError,
+    NoPermissionError,
+    RedisClusterException,
+    ResponseError,
+)
 from redis.retry import Retry
+
+from config.redaction import redact_urls
 
 from . import codec
 from .base import CatalogStore, Condition, Decision, FetchedDocuments
@@ -265,6 +275,38 @@ def rebuilt(
     return index, codec.dumps_json([entries[key][1] for key in keys])
 
 
+# Error replies and connection errors that mean "this service's credentials are refused".
+REFUSALS = (
+    AuthenticationError,
+    AuthenticationWrongNumberOfArgsError,
+    AuthorizationError,
+    NoPermissionError,
+)
+
+
+def unavailable(error: BaseException) -> StoreUnavailable:
+    """What an error of redis-py (or of its socket) means for the store: refused credentials,
+    no answer (which opens the breaker), or an error reply. Its text, which may quote the URL
+    of a node, is logged redacted; ``problem`` names only the kind."""
+    message = f"catalog store (Redis): {redact_urls(str(error))}"
+    causes: list[BaseException] = []
+    cause: BaseException | None = error
+    while cause is not None and len(causes) < 5:  # RedisCluster wraps the node's error
+        causes.append(cause)
+        cause = cause.__cause__
+    refusal = next((cause for cause in causes if isinstance(cause, REFUSALS)), None)
+    if refusal is not None:
+        problem = f"Redis refuses the credentials of REDIS_URL ({type(refusal).__name__})"
+        return StoreUnavailable(message, problem=problem, refused=True)
+    if isinstance(error, ResponseError):
+        return StoreUnavailable(message, problem=f"Redis answers {type(error).__name__}")
+    if isinstance(error, redis.TimeoutError | TimeoutError):
+        problem = "Redis does not answer within OME_RANKER_STORE_TIMEOUT"
+    else:
+        problem = f"Redis cannot be reached ({type(error).__name__})"
+    return StoreUnavailable(message, problem=problem, answered=False)
+
+
 # --- the store ----------------------------------------------------------------------------------
 
 Client = redis.Redis | RedisCluster
@@ -284,8 +326,10 @@ class RedisCatalogStore(CatalogStore):
         *,
         prefix: str,
         orphan_grace: float = 600.0,
+        cluster: bool = False,
         **limits: Any,
     ) -> None:
+        self.backend = "redis-cluster" if cluster else "redis"
         super().__init__(**limits)
         self.prefix = prefix
         self.orphan_grace = orphan_grace
@@ -312,7 +356,7 @@ class RedisCatalogStore(CatalogStore):
                 return RedisCluster(url=url, require_full_coverage=False, **settings)
             return redis.Redis.from_url(url, health_check_interval=0, **settings)
 
-        return cls(connect, prefix=prefix, **options)
+        return cls(connect, prefix=prefix, cluster=cluster, **options)
 
     # --- keys and connections ------------------------------------------------------------------
 
@@ -354,10 +398,11 @@ class RedisCatalogStore(CatalogStore):
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
-        try:
-            yield
-        except (redis.RedisError, RedisClusterException, OSError) as error:
-            raise StoreUnavailable(f"catalog store (Redis): {error}") from error
+        with self.guard.calling():
+            try:
+                yield
+            except (redis.RedisError, RedisClusterException, OSError) as error:
+                raise unavailable(error) from error
 
     def ping(self) -> None:
         with self._errors():

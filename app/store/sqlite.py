@@ -6,7 +6,8 @@ embedded default without Redis).
   the ``if_match`` check among them), so of two racing writers the second decides on what the
   first committed. ``synchronous=FULL``: a commit is on disk when the call returns.
 * A busy file is waited for ``busy_timeout`` seconds, then ``StoreUnavailable``; so is every
-  other failure to open, read or write the file.
+  other failure to open, read or write the file, which is ``refused`` (``unavailable``): a file
+  that cannot be opened or written is a setting to fix, not a wait.
 * One connection per thread, made on first use: a connection is never shared by two threads
   (their transactions would mix) nor carried across ``fork`` (a gunicorn worker makes its own;
   the parent's are left to the parent).
@@ -67,6 +68,18 @@ _SCHEMA = (
         PRIMARY KEY (cluster, kind, namespace, name)
     ) WITHOUT ROWID""",
 )
+# SQLite's result codes for a file this service cannot use (extended codes start with these):
+# it cannot be opened, is read-only to this process, is not a database, the disk is full.
+UNUSABLE_FILE = (
+    "SQLITE_CANTOPEN",
+    "SQLITE_READONLY",
+    "SQLITE_PERM",
+    "SQLITE_AUTH",
+    "SQLITE_NOTADB",
+    "SQLITE_CORRUPT",
+    "SQLITE_FULL",
+    "SQLITE_IOERR",
+)
 _INFO = "SELECT name, uid, settings, generation, updated_at, counts FROM clusters"
 _ORDER = "ORDER BY kind, namespace, name"
 _WRITE = "BEGIN IMMEDIATE"  # the write lock first (see the module docstring)
@@ -75,6 +88,8 @@ _WRITE = "BEGIN IMMEDIATE"  # the write lock first (see the module docstring)
 class SqliteCatalogStore(CatalogStore):
     """``manifest_form``: what a manifest written by an older release becomes (the service's
     stored form, rules §17), applied once when a file of schema version 1 is first opened."""
+
+    backend = "sqlite"
 
     def __init__(
         self,
@@ -164,30 +179,47 @@ class SqliteCatalogStore(CatalogStore):
         return version
 
     @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Every failure of the file or of SQLite as ``StoreUnavailable``, through the
+        store's circuit breaker."""
+        with self.guard.calling():
+            try:
+                yield
+            except (sqlite3.DatabaseError, OSError) as error:
+                raise unavailable(self.path, error) from error
+
+    @contextlib.contextmanager
     def _using(self, begin: str | None = None) -> Iterator[sqlite3.Connection]:
-        """A connection of this thread, in a transaction if ``begin`` says which; every failure
-        of the file or of SQLite is ``StoreUnavailable``."""
-        try:
-            connection = self._connection()
-            if begin is None:
-                yield connection
-            elif begin == _WRITE:
-                try:
+        """A connection of this thread, in a transaction if ``begin`` says which (``_errors``
+        spelt out: one context manager less on every read)."""
+        with self.guard.calling():
+            try:
+                connection = self._connection()
+                if begin is None:
+                    yield connection
+                elif begin == _WRITE:
+                    try:
+                        with _transaction(connection, begin):
+                            yield connection
+                    finally:
+                        self._local.infos = None  # data_version does not count our own writes
+                else:
                     with _transaction(connection, begin):
                         yield connection
-                finally:
-                    self._local.infos = None  # data_version does not count our own writes
-            else:
-                with _transaction(connection, begin):
-                    yield connection
-        except sqlite3.DatabaseError as error:
-            raise StoreUnavailable(f"catalog store {self.path}: {error}") from error
-        except OSError as error:
-            raise StoreUnavailable(f"catalog store {self.path}: {error}") from error
+            except (sqlite3.DatabaseError, OSError) as error:
+                raise unavailable(self.path, error) from error
 
     def ping(self) -> None:
-        with self._using() as connection:
-            connection.execute("SELECT 1 FROM clusters LIMIT 1").fetchall()
+        """A write that changes nothing, on a connection of its own (the readiness check runs
+        in a thread of its own each time: a connection of that thread would be left open): a
+        file SQLite could open only read-only takes ``BEGIN IMMEDIATE``, not the ``DELETE``."""
+        with self._errors():
+            connection = self._connect()
+            try:
+                with _transaction(connection, _WRITE):
+                    connection.execute("DELETE FROM clusters WHERE 0")
+            finally:
+                connection.close()
 
     def close(self) -> None:
         with self._lock:
@@ -329,6 +361,25 @@ class SqliteCatalogStore(CatalogStore):
                 return codec.loads_array(codec.join_array(rows[i][1] for i in positions))
 
         return info, FetchedDocuments([row[0] for row in rows], load)
+
+
+def unavailable(path: Path, error: sqlite3.DatabaseError | OSError) -> StoreUnavailable:
+    """A failure of the file: ``refused`` when the file cannot be used at all (opened, read,
+    written); a file locked past the busy timeout is only busy."""
+    code = getattr(error, "sqlite_errorname", "")
+    if isinstance(error, OSError) or code.startswith(UNUSABLE_FILE):
+        reason = (
+            (error.strerror or type(error).__name__) if isinstance(error, OSError) else str(error)
+        )
+        return StoreUnavailable(
+            f"catalog store {path}: {error}",
+            problem=f"the SQLite file cannot be used: {reason}",
+            refused=True,
+        )
+    if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        problem = "the SQLite file stayed locked by another writer past the busy timeout"
+        return StoreUnavailable(f"catalog store {path}: {error}", problem=problem)
+    return StoreUnavailable(f"catalog store {path}: {error}", problem=f"SQLite: {error}")
 
 
 @contextlib.contextmanager

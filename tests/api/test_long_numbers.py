@@ -54,8 +54,8 @@ def test_a_version_past_64_bits_is_answered_as_ome_does_everywhere(client, endpo
 )
 def test_if_match_past_any_generation_matches_none(client, tag, status):
     """A generation is ASCII digits (Python's int() reads "١" as 1); thousands of them are no
-    generation at all: 412, never a 500; a character an entity tag may not hold, 400. Tags compare as strings (RFC 9110 §8.8.3.2): "01" is
-    not the ETag "1"."""
+    generation at all: 412, never a 500; a character an entity tag may not hold, 400. Tags
+    compare as strings (RFC 9110 §8.8.3.2): "01" is not the ETag "1"."""
     assert client.put(f"/v1/clusters/{CLUSTER}", json={}).status_code == 201
     answered = client.put(f"/v1/clusters/{CLUSTER}", json={}, headers={"If-Match": tag})
     assert answered.status_code == status  # 400: not an entity tag at all (RFC 9110 §8.8.3)

@@ -52,38 +52,71 @@ def test_healthz(client):
     assert response.headers["Cache-Control"] == "no-store"
 
 
+def readyz(client, until=lambda body: True) -> tuple[int, dict]:
+    """``/readyz`` once ``until`` holds of its body and its store check has ended: the checks
+    run beside the probe, whose first answers may come before they end (app/health.py)."""
+    deadline = time.monotonic() + 30
+    while True:
+        response = client.get("/readyz")
+        assert response.headers["Cache-Control"] == "no-store"
+        body = response.get_json()
+        if body["store"]["state"] != "unknown" and until(body):
+            return response.status_code, body
+        assert time.monotonic() < deadline, body
+        time.sleep(0.02)
+
+
+SQLITE_UP = {"backend": "sqlite", "state": "up", "reason": None}
+
+
 def test_readyz_with_the_in_process_cache(client):
-    response = client.get("/readyz")
-    assert response.status_code == 200
-    assert response.get_json() == {
-        "status": "ready",
-        "cache": {"backend": "memory", "state": "up"},
-    }
+    assert readyz(client) == (
+        200,
+        {
+            "status": "ready",
+            "cache": {"backend": "memory", "state": "up"},
+            "store": SQLITE_UP,
+            "tokens": None,
+        },
+    )
 
 
 def test_readyz_stays_200_and_reports_a_dead_redis(make_app, dead_redis_port):
     app = make_app(REDIS_URL=f"redis://127.0.0.1:{dead_redis_port}/0")
     client = app.test_client()
-    response = client.get("/readyz")
-    assert response.status_code == 200
-    assert response.get_json() == {
+    status, body = readyz(client, until=lambda body: body["store"]["state"] == "down")
+    assert status == 200
+    assert body == {
         "status": "ready",
         "cache": {"backend": "redis", "state": "down"},
+        "store": {
+            "backend": "redis",
+            "state": "down",
+            "reason": "Redis cannot be reached (ConnectionError)",
+        },
+        "tokens": None,
     }
     # ... and the service still answers, uncached, counting the cache's failures.
     assert client.post("/v1/rank", data=SEED_YAML, headers=YAML).status_code == 200
     assert value(metric_samples(client), "ome_ranker_cache_errors_total") >= 2
+    assert value(metric_samples(client), "ome_ranker_store_up") == 0
 
 
 def test_readyz_with_a_live_redis(redis_app):
-    response = redis_app.test_client().get("/readyz")
-    assert response.status_code == 200
-    assert response.get_json()["cache"] == {"backend": "redis", "state": "up"}
+    client = redis_app.test_client()
+    status, body = readyz(client, until=lambda body: body["cache"]["state"] == "up")
+    assert status == 200
+    assert body["cache"] == {"backend": "redis", "state": "up"}
+    assert body["store"] == {"backend": "redis", "state": "up", "reason": None}
+    assert value(metric_samples(client), "ome_ranker_store_up") == 1
 
 
 def test_readyz_without_a_cache(app, client, monkeypatch):
     monkeypatch.delitem(app.extensions, "ranking_cache")
-    assert client.get("/readyz").get_json() == {"status": "ready", "cache": None}
+    assert readyz(client) == (
+        200,
+        {"status": "ready", "cache": None, "store": SQLITE_UP, "tokens": None},
+    )
     assert client.get("/metrics").status_code == 200
 
 
@@ -135,12 +168,15 @@ def test_metrics_of_two_apps_are_separate(make_app):
 
 def test_readyz_while_the_worker_drains(client):
     """The worker (app/worker/) marks each request while it drains after SIGTERM."""
+    readyz(client)  # the store's first check has ended
     response = client.get("/readyz", environ_overrides={DRAINING_ENVIRON_KEY: True})
     assert response.status_code == 503
     assert response.headers["Cache-Control"] == "no-store"
     assert response.get_json() == {
         "status": "draining",
         "cache": {"backend": "memory", "state": "up"},
+        "store": SQLITE_UP,
+        "tokens": None,
     }
     # Everything else is answered as usual meanwhile.
     draining = {DRAINING_ENVIRON_KEY: True}

@@ -8,8 +8,8 @@ import json
 from redis.cluster import ClusterNode, RedisCluster
 from redis.crc import key_slot
 
+from app.breaker import OPEN
 from app.cache import get_ranking_cache
-from app.cache.breaker import OPEN
 from app.selection import RULES_VERSION
 from migrations.runner import applied, apply_pending
 from tests.builders import entry, model_doc, rank_body, runtime_doc

@@ -13,8 +13,8 @@ import time
 import pytest
 import redis
 
+from app.breaker import CLOSED, OPEN
 from app.cache import get_ranking_cache
-from app.cache.breaker import CLOSED, OPEN
 from tests.builders import entry, model_doc, rank_body, runtime_doc, serving_runtime
 from tests.clock import ManualClock
 from tests.servers import free_port

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.cache.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
+from app.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from tests.clock import ManualClock
 
 

@@ -1,4 +1,5 @@
-"""A circuit breaker, so that a dead Redis costs each request nothing instead of a timeout.
+"""A circuit breaker, so that a dead Redis costs each request nothing instead of a timeout: the
+ranking cache's (rules §16) and the catalog store's (rules §17) each have one.
 
 closed
     every call goes through; ``threshold`` consecutive failures open the breaker.
@@ -47,6 +48,8 @@ class CircuitBreaker:
 
     def allow(self) -> bool:
         """May the caller talk to Redis now? In half-open, only the first caller may."""
+        if self._state == CLOSED:  # every call asks: no lock for the common answer
+            return True
         with self._lock:
             if self._state == CLOSED:
                 return True
@@ -57,6 +60,8 @@ class CircuitBreaker:
 
     def record_success(self) -> bool:
         """Returns True when this success closed an open breaker (Redis is back)."""
+        if self._state == CLOSED and not self._failures:  # nothing to change: no lock
+            return False
         with self._lock:
             recovered = self._state != CLOSED
             self._state = CLOSED
