@@ -333,7 +333,7 @@ class Config:
         # worker's share of a 1 GiB pod of 3 (deploy/kubernetes).
         self.CACHE_LOCAL_BYTES = env_int("OME_RANKER_CACHE_LOCAL_BYTES", 32 * 1024 * 1024, 0)
         # The answers a worker served last, decoded, in front of the cache (app/cache/hot.py).
-        self.CACHE_HOT_BYTES = env_int("OME_RANKER_CACHE_HOT_BYTES", 32 * 1024 * 1024, 0)
+        self.CACHE_HOT_BYTES = env_int("OME_RANKER_CACHE_HOT_BYTES", 16 * 1024 * 1024, 0)
         self.REDIS_TIMEOUT_SECONDS = _env_float("OME_RANKER_REDIS_TIMEOUT", 0.05, 0.001)
         # Circuit breaker: after this many consecutive Redis failures, leave Redis alone for the
         # cool-down, then let one request probe it.

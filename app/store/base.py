@@ -66,6 +66,16 @@ Decision = Callable[[ClusterState | None], Change]
 Condition = int | Precondition | None
 
 
+# Objects kept decoded per process across the clusters read last (a decoded catalog object is
+# ~1.2 KB: 5 000 of OME's runtimes held 6.2 MB): one cluster at OME_RANKER_MAX_OBJECTS_PER_CLUSTER's
+# default, ~25 MB (docs/operations.md "Memory").
+DOCUMENTS_CACHE_OBJECTS = 20_000
+
+
+def _objects_held(held: Iterable[tuple[CatalogDocuments, dict[str, Document]]]) -> int:
+    return sum(len(by_digest) for _, by_digest in held)
+
+
 class FetchedDocuments:
     """A cluster's documents as a backend read them: the digest of each object in key order,
     and ``load(positions)``, the decoded documents at those positions (only those are
@@ -101,6 +111,7 @@ class CatalogStore(ABC):
         max_clusters: int | None = DEFAULT_MAX_CLUSTERS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         documents_cache_size: int = 8,
+        documents_cache_objects: int = DOCUMENTS_CACHE_OBJECTS,
         breaker: CircuitBreaker | None = None,
     ) -> None:
         self.guard = StoreGuard(self.backend, breaker)
@@ -110,6 +121,7 @@ class CatalogStore(ABC):
         self.max_clusters = max_clusters
         self.clock = clock
         self.documents_cache_size = documents_cache_size
+        self.documents_cache_objects = documents_cache_objects
         # cluster -> (its last snapshot, its documents by the digest of their object)
         self._documents: OrderedDict[str, tuple[CatalogDocuments, dict[str, Document]]] = (
             OrderedDict()
@@ -170,7 +182,9 @@ class CatalogStore(ABC):
     def read_documents(self, cluster: str) -> CatalogDocuments | None:
         """The documents alone, for ranking: no manifest is read or parsed.
 
-        The last ``documents_cache_size`` clusters read are kept decoded in this process; a
+        The last ``documents_cache_size`` clusters read are kept decoded in this process, as
+        long as they hold ``documents_cache_objects`` objects together (the one read last
+        always: it is in use; rules §17 "Safe to share": memory bounded); a
         read still asks the backend, in the same snapshot as ever, but gets the documents only
         if the ``uid`` or the ``generation`` changed since (a write by any process), and then
         decodes only the objects whose digest it has not decoded before: after a write of one
@@ -202,7 +216,10 @@ class CatalogStore(ABC):
             with self._documents_lock:
                 self._documents[cluster] = (snapshot, by_digest)
                 self._documents.move_to_end(cluster)
-                while len(self._documents) > self.documents_cache_size:
+                while len(self._documents) > 1 and (
+                    len(self._documents) > self.documents_cache_size
+                    or _objects_held(self._documents.values()) > self.documents_cache_objects
+                ):
                     self._documents.popitem(last=False)
         return snapshot
 

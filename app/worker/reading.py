@@ -35,7 +35,7 @@ REQUEST_BUFFER_BYTES = 256 * 1024
 # past it, anonymous requests are handed over as they are (and wait for a thread, unread, when
 # none is free). Token holders' requests may buffer this much more, so that anonymous ones
 # never leave them without room: their long bodies still arrive without holding a thread.
-BUFFER_BUDGET_BYTES = 16 * 1024 * 1024
+BUFFER_BUDGET_BYTES = 8 * 1024 * 1024
 HOLDER_BUFFER_BYTES = 16 * 1024 * 1024
 RECV_BYTES = 64 * 1024
 # What one read takes once the budget is spent: the request is then handed over, so that a

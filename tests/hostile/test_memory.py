@@ -183,8 +183,8 @@ def test_hostile_bodies_at_once_never_kill_a_worker(tmp_path, in_cgroup):
         assert statuses[("5 000 runtimes", 200)] >= 1, statuses
         assert service.worker_pids() == workers, service.log()[-3000:]
         assert "WORKER TIMEOUT" not in service.log()
-        # docs/operations.md "Memory": 53 MB at rest, 32 MiB of decoded answers, 32 MiB of
-        # buffers, 1.6 x 132 MiB of requests in flight: 328 MiB, and some room.
+        # docs/operations.md "Memory": 53 MB at rest, 16 MiB of decoded answers, 25 MB of catalogs,
+        # 24 MiB of buffers, 1.6 x 132 MiB of requests in flight: 324 MiB, and some room.
         for pid in workers:
             assert peak_rss(pid) < 380 * MIB, (pid, peak_rss(pid) / MIB)
         if group is not None:

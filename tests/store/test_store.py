@@ -529,3 +529,20 @@ def test_bad_input_is_refused_before_anything_is_written(single_store):
         StoredObject("BaseModel", "demo", "a", good.manifest, good.document)
     with pytest.raises(ValueError, match="does not hold"):
         StoredObject("Secret", "demo", "a", good.manifest, good.document)
+
+
+def test_documents_kept_decoded_are_bounded_by_their_objects(backend):
+    """rules §17 "Safe to share": the clusters read last stay decoded while they hold at most
+    ``documents_cache_objects`` objects together; the one read last stays whatever its size."""
+    writer = backend.make()
+    reader = backend.make(documents_cache_objects=3)
+    for cluster, names in (("small", ["a"]), ("pair", ["a", "b"]), ("large", ["a", "b", "c", "d"])):
+        writer.put_settings(cluster, ClusterSettings())
+        writer.replace_objects(cluster, [runtime(name) for name in names])
+    small = reader.read_documents("small")
+    pair = reader.read_documents("pair")  # 1 + 2 objects: both kept
+    assert reader.read_documents("small") is small and reader.read_documents("pair") is pair
+    large = reader.read_documents("large")  # 4 objects alone: over, but in use
+    assert reader.read_documents("large") is large
+    assert reader.read_documents("small") is not small  # evicted for the large one: decoded again
+    assert reader.read_documents("pair") is not pair
