@@ -22,8 +22,11 @@ anchors and aliases, merge keys, directives, flow collections, an ambiguous scal
 key, a syntax error, nesting deeper than ryml's JSON writer goes (64), the bytes YAML 1.1 and
 1.2 read differently) falls back to the PyYAML path, which gives the values or the error with
 its line and column. tests/api/test_yaml_loader.py holds the two to each other, differentially.
-The stream's size bounds (nodes, documents) are checked first, on ryml's tree, so that no body
-however cut into documents costs more than the largest legal single document, on either path.
+A body on which ryml could write past the tags and anchors it keeps waiting for their node (one
+left waiting at the end of its line: ``_overruns_ryml``) never reaches it: that crashes the process.
+The stream's size bounds (nodes, documents) are checked first, on ryml's tree (as the PyYAML path
+meters, for a body ryml is not given), so that no body however cut into documents costs more than
+the largest legal single document, on either path.
 
 Bounds (``MalformedRequest``): at most ``MAX_ALIASES`` alias uses in the stream; at most
 ``MAX_NODES`` nodes in one document and ``MAX_STREAM_NODES`` in the whole stream, aliases expanded
@@ -649,8 +652,71 @@ def _node_ceiling(raw: bytes) -> int:
     return structural + raw.count(b"[") + raw.count(b"{") + 8
 
 
-def _parse(raw: bytes) -> Any:
-    """ryml's tree of the body, or None if ryml cannot read it (a syntax error, mostly)."""
+# rapidyaml 0.15.2 (the wheel's, and its master as of 2026-07) keeps at most two tags and two
+# anchors waiting for their node (`Annotation::annotations[2]`) and checks that bound only in an
+# assertion, compiled out of release builds: a third one waiting is written past the array, over
+# the parser's own fields (that count, its flags, the byte-order mark's length), and the parse goes
+# on to read wild memory. `!\n! !\n!` kills the process with SIGSEGV every time; `!\n! !` and
+# `&a\n&b &c` write past it too. With annotations left from an earlier line and none on the key's,
+# `_get_annotations_same_line` reaches a C4_UNREACHABLE (`& '\n':`: undefined behaviour). Both need
+# an annotation still waiting when its line ends: one that ends the line (blanks or a comment after
+# it), or one followed by a quoted scalar that goes on to the next line. Every input that reached
+# either bug, in a build of 0.15.2 that reports them, fed millions of fuzzed bodies that the fast
+# path gives ryml, had one (tests/reading/test_ryml_annotations.py keeps the minimal ones). Such a
+# body never reaches ryml; it holds a tag or an anchor (the PyYAML path's anyway) or is a plain or
+# block scalar that ends a line in ` &` or ` !x`, only slower.
+# An annotation begins where ryml reads a token: a `!` or `&` not after a letter or a digit (after
+# a closing quote too: `"q"!a` is a tag to ryml). Right after an opening quote it is text
+# (`"!important"`), unless a quoted scalar of the body goes on past its line: the quote that ends
+# one looks like an opening quote (`"a\n "!b"` is a tag `!b"` at the end of its line).
+# Where a single-quoted scalar certainly ends on its line: at a quote not doubled (possessive,
+# unlike _SINGLE_QUOTED_REST: `'x''y` followed by a line break does not end at `'x'`).
+_SINGLE_QUOTED_END = rb"[^'\n]*+(?:''[^'\n]*+)*+'"
+_ANNOTATION_TAIL = (
+    rb"[^ \t\r\n]*[ \t]*"  # its name (ryml's ends at ` ,]}\t`: taken wider here), then blanks
+    rb"(?:(?:#[^\r\n]*)?(?:[\r\n]|\Z)"  # the line ends: it waits for a node on a later line
+    rb'|"(?!' + _DOUBLE_QUOTED_REST + rb")|'(?!" + _SINGLE_QUOTED_END + rb"))"  # a scalar goes on
+)
+_WAITING_ANNOTATIONS = [
+    (char, re.compile(char + rb"(?<![0-9A-Za-z]" + char + rb")" + _ANNOTATION_TAIL))
+    for char in (b"!", b"&")
+]
+_WAITING_ANNOTATIONS_OUTSIDE_QUOTES = [
+    (
+        char,
+        re.compile(
+            char + rb"(?<![0-9A-Za-z]" + char + rb")(?<![\s,\[{-][\"']" + char + rb")"
+            rb"(?<!\A[\"']" + char + rb")" + _ANNOTATION_TAIL
+        ),
+    )
+    for char in (b"!", b"&")
+]
+_MULTILINE_QUOTED = [
+    (b'"', re.compile(rb'"(?<![^\s,\[{-]")(?!' + _DOUBLE_QUOTED_REST + rb")")),
+    (b"'", re.compile(rb"'(?<![^\s,\[{-]')(?!" + _SINGLE_QUOTED_END + rb")")),
+]
+
+
+def _overruns_ryml(raw: bytes, unsure: bool) -> bool:
+    """Could ryml 0.15.2 hold a third tag or anchor waiting, or reach its unreachable point?
+
+    For a body the fast path will not answer (``unsure``: ryml only counts it, to refuse it
+    early), any `!` or `&`: in flow collections, after tabs or byte-order marks the bugs have
+    more ways in (`[!a !b !c]`, `!\n\t:`), and the PyYAML path meters such a body itself."""
+    if unsure:
+        return b"!" in raw or b"&" in raw
+    if not any(_matches(char, pattern, raw) for char, pattern in _WAITING_ANNOTATIONS):
+        return False
+    if any(_matches(char, pattern, raw) for char, pattern in _WAITING_ANNOTATIONS_OUTSIDE_QUOTES):
+        return True
+    return any(_matches(char, pattern, raw) for char, pattern in _MULTILINE_QUOTED)
+
+
+def _parse(raw: bytes, *, unsure: bool) -> Any:
+    """ryml's tree of the body, or None if ryml cannot read it (a syntax error, mostly) or could
+    overrun its annotations on it (``_overruns_ryml``)."""
+    if _overruns_ryml(raw, unsure):
+        return None
     tree = ryml.Tree()
     # Growing the tree by doubling costs more than the parse itself: reserve ~1 node per 20
     # bytes (manifests have about that), at most 2**18 nodes (38 MB).
@@ -680,7 +746,7 @@ def _refuse_past_bounds(documents: int, nodes: int) -> None:
         raise MalformedRequest(_stream_too_large(f"{MAX_STREAM_NODES} nodes"))
 
 
-def _counted_in_pieces(raw: bytes) -> bool:
+def _counted_in_pieces(raw: bytes, unsure: bool) -> bool:
     """Count the body's documents and nodes (keys and aliases aside: fewer than the PyYAML path
     counts) document by document, refusing it past the stream's bounds. False when a piece is
     too large for ryml or unreadable: then the PyYAML path, which meters as it goes, decides."""
@@ -691,7 +757,7 @@ def _counted_in_pieces(raw: bytes) -> bool:
         piece = raw[start:end]
         if _node_ceiling(piece) > _RYML_NODES:
             return False
-        tree = _parse(piece)
+        tree = _parse(piece, unsure=unsure)  # a piece of a sure body is sure: lines unchanged
         if tree is None:
             return False
         _, piece_documents, piece_nodes = _shape(tree)
@@ -714,9 +780,9 @@ def _fast_documents(raw: bytes) -> list | None:
     if unsure and len(raw) <= _SMALL:
         return None
     too_many = len(raw) > _RYML_NODES and _node_ceiling(raw) > _RYML_NODES
-    if too_many and not _counted_in_pieces(raw):
+    if too_many and not _counted_in_pieces(raw, unsure):
         return None
-    tree = _parse(raw)
+    tree = _parse(raw, unsure=unsure)
     if tree is None:
         return None
     stream, documents, nodes = _shape(tree)
