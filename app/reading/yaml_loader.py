@@ -660,41 +660,66 @@ def _node_ceiling(raw: bytes) -> int:
 # `&a\n&b &c` write past it too. With annotations left from an earlier line and none on the key's,
 # `_get_annotations_same_line` reaches a C4_UNREACHABLE (`& '\n':`: undefined behaviour). Both need
 # an annotation still waiting when its line ends: one that ends the line (blanks or a comment after
-# it), or one followed by a quoted scalar that goes on to the next line. Every input that reached
-# either bug, in a build of 0.15.2 that reports them, fed millions of fuzzed bodies that the fast
-# path gives ryml, had one (tests/reading/test_ryml_annotations.py keeps the minimal ones). Such a
-# body never reaches ryml; it holds a tag or an anchor (the PyYAML path's anyway) or is a plain or
-# block scalar that ends a line in ` &` or ` !x`, only slower.
-# An annotation begins where ryml reads a token: a `!` or `&` not after a letter or a digit (after
-# a closing quote too: `"q"!a` is a tag to ryml). Right after an opening quote it is text
-# (`"!important"`), unless a quoted scalar of the body goes on past its line: the quote that ends
-# one looks like an opening quote (`"a\n "!b"` is a tag `!b"` at the end of its line).
+# it), or one followed by a quoted scalar that goes on to the next line. A build of 0.15.2 that
+# reports both bugs, fed millions of fuzzed bodies that the fast path would give ryml, found no
+# body that reached one without such an annotation (tests/reading/test_ryml_annotations.py keeps
+# the minimal ones). Such a body never reaches ryml: it holds a tag or an anchor (the PyYAML path's
+# anyway), or a plain or block scalar that ends a line in ` &` or ` !x`, only slower.
+# An annotation begins where ryml reads a token: at a `!` or `&` not after a letter or a digit
+# (right after a closing quote too: `"q"!a` is a tag to ryml). Inside a quoted scalar it is text,
+# so the quoted scalars that end on their line are emptied first (`"!important"`), but only when
+# every quote is where ryml reads it: no quoted scalar goes on past its line (the quote that ends
+# one looks like an opening quote: `"a\n "!b"` is a tag `!b"` at the end of its line), and none
+# holds `: ` or ` #` (after a quote inside a plain scalar, ryml may end that scalar there and read
+# what follows: `- a "b: !c"`).
 # Where a single-quoted scalar certainly ends on its line: at a quote not doubled (possessive,
 # unlike _SINGLE_QUOTED_REST: `'x''y` followed by a line break does not end at `'x'`).
 _SINGLE_QUOTED_END = rb"[^'\n]*+(?:''[^'\n]*+)*+'"
-_ANNOTATION_TAIL = (
-    rb"[^ \t\r\n]*[ \t]*"  # its name (ryml's ends at ` ,]}\t`: taken wider here), then blanks
-    rb"(?:(?:#[^\r\n]*)?(?:[\r\n]|\Z)"  # the line ends: it waits for a node on a later line
-    rb'|"(?!' + _DOUBLE_QUOTED_REST + rb")|'(?!" + _SINGLE_QUOTED_END + rb"))"  # a scalar goes on
+
+
+def _waiting_annotation(char: bytes) -> re.Pattern:
+    """`char` beginning an annotation that still waits for its node when its line ends: its name,
+    blanks, then the line's end, a comment or a quoted scalar that goes on. ryml ends a name at
+    ` ,]}\t` (a verbatim tag `!<...>` at its `>`) and another token may follow at once: a quoted
+    scalar right after `,`, `]` or `}` is one. The name stops short of the next place an
+    annotation could begin (every annotation of a word ends the same way), so each byte is read
+    by one try: linear, whatever the body."""
+    plain = rb"(?:[^ \t\r\n!&,\]}]++|[,\]}](?![\"'])|[!&](?<=[0-9A-Za-z][!&]))*+"
+    quoted = rb'(?:"' + _DOUBLE_QUOTED_REST + rb"|'" + _SINGLE_QUOTED_END + rb")"
+    verbatim = rb"(?:<[^>\n]*+>)?+" if char == b"!" else b""
+    name = verbatim + plain + rb"(?:[,\]}]" + quoted + plain + rb")*+"
+    goes_on = rb'(?:"(?!' + _DOUBLE_QUOTED_REST + rb")|'(?!" + _SINGLE_QUOTED_END + rb"))"
+    waits = rb"(?:[,\]}](?=[\"']))?+[ \t]*+(?:[#\r\n]|\Z|" + goes_on + rb")"
+    return re.compile(char + rb"(?<![0-9A-Za-z]" + char + rb")" + name + waits)
+
+
+_WAITING_ANNOTATIONS = [(char, _waiting_annotation(char)) for char in (b"!", b"&")]
+_QUOTED_ON_ITS_LINE = re.compile(
+    rb'"(?<![^\s,\[{-]")' + _DOUBLE_QUOTED_REST + rb"|'(?<![^\s,\[{-]')" + _SINGLE_QUOTED_END
 )
-_WAITING_ANNOTATIONS = [
-    (char, re.compile(char + rb"(?<![0-9A-Za-z]" + char + rb")" + _ANNOTATION_TAIL))
-    for char in (b"!", b"&")
-]
-_WAITING_ANNOTATIONS_OUTSIDE_QUOTES = [
-    (
-        char,
-        re.compile(
-            char + rb"(?<![0-9A-Za-z]" + char + rb")(?<![\s,\[{-][\"']" + char + rb")"
-            rb"(?<!\A[\"']" + char + rb")" + _ANNOTATION_TAIL
-        ),
-    )
-    for char in (b"!", b"&")
-]
+_PLAIN_SCALAR_END = re.compile(rb":[ \t]|[ \t]#")
 _MULTILINE_QUOTED = [
     (b'"', re.compile(rb'"(?<![^\s,\[{-]")(?!' + _DOUBLE_QUOTED_REST + rb")")),
     (b"'", re.compile(rb"'(?<![^\s,\[{-]')(?!" + _SINGLE_QUOTED_END + rb")")),
 ]
+# Past this many `!` and `&`, one in 64 bytes or more (OME's 635 manifests hold 2 in 6 MB): a try
+# at each costs up to ~1 us, more than the PyYAML path on such a body (16 MB of `"!`: 3.9 s here,
+# 0.4 s there), so it goes there untried.
+_DENSE_MARKS = 65_536
+
+
+def _quoted_scalars_emptied(raw: bytes) -> bytes | None:
+    """The body with its quoted scalars that end on their line emptied (`"!x"` -> `""`), or None
+    if one holds `: ` or ` #`: then ryml may not pair the quotes as this does."""
+    plain_scalar_end = False
+
+    def emptied(match: re.Match) -> bytes:
+        nonlocal plain_scalar_end
+        plain_scalar_end = plain_scalar_end or _PLAIN_SCALAR_END.search(match.group()) is not None
+        return match.group()[:1] * 2
+
+    text = _QUOTED_ON_ITS_LINE.sub(emptied, raw)
+    return None if plain_scalar_end else text
 
 
 def _overruns_ryml(raw: bytes, unsure: bool) -> bool:
@@ -705,11 +730,18 @@ def _overruns_ryml(raw: bytes, unsure: bool) -> bool:
     more ways in (`[!a !b !c]`, `!\n\t:`), and the PyYAML path meters such a body itself."""
     if unsure:
         return b"!" in raw or b"&" in raw
+    present = [char for char in (b"!", b"&") if char in raw]  # memchr: most bodies have none
+    if not present:
+        return False
+    marks = sum(map(raw.count, present))
+    if marks > _DENSE_MARKS and marks * 64 > len(raw):
+        return True
     if not any(_matches(char, pattern, raw) for char, pattern in _WAITING_ANNOTATIONS):
         return False
-    if any(_matches(char, pattern, raw) for char, pattern in _WAITING_ANNOTATIONS_OUTSIDE_QUOTES):
+    if any(_matches(char, pattern, raw) for char, pattern in _MULTILINE_QUOTED):
         return True
-    return any(_matches(char, pattern, raw) for char, pattern in _MULTILINE_QUOTED)
+    text = _quoted_scalars_emptied(raw)
+    return text is None or any(_matches(c, pattern, text) for c, pattern in _WAITING_ANNOTATIONS)
 
 
 def _parse(raw: bytes, *, unsure: bool) -> Any:

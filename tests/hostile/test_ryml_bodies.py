@@ -28,3 +28,12 @@ def test_a_body_that_crashed_the_yaml_parser_leaves_every_worker_alive(service, 
     assert "was sent" not in service.log()[logged:]  # the master's line for a worker's signal
     assert service.worker_pids() == workers, service.log()[logged:]
     service.assert_still_serving()
+
+
+def test_a_word_full_of_would_be_annotations_is_read_in_linear_time(service):
+    # 1 MB, one word: a `!` every 64 bytes where an annotation could begin. A check that read
+    # from each to the word's end read ~10^10 bytes, past the worker timeout; each byte once: ms.
+    body = b"k: " + (b"-!" + b"x" * 62) * 16_000 + b" x\n"
+    status, headers, answer = service.request("POST", "/v1/rank", body, YAML)
+    assert (status, headers["Content-Type"]) == (400, "application/json"), answer
+    service.assert_still_serving()
