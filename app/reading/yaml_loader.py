@@ -661,10 +661,11 @@ def _node_ceiling(raw: bytes) -> int:
 # `_get_annotations_same_line` reaches a C4_UNREACHABLE (`& '\n':`: undefined behaviour). Both need
 # an annotation still waiting when its line ends: one that ends the line (blanks or a comment after
 # it), or one followed by a quoted scalar that goes on to the next line. A build of 0.15.2 that
-# reports both bugs, fed millions of fuzzed bodies that the fast path would give ryml, found no
-# body that reached one without such an annotation (tests/reading/test_ryml_annotations.py keeps
-# the minimal ones). Such a body never reaches ryml: it holds a tag or an anchor (the PyYAML path's
-# anyway), or a plain or block scalar that ends a line in ` &` or ` !x`, only slower.
+# reports both bugs, fed 19 M fuzzed bodies that the fast path would give ryml (5.5 M of them,
+# mutations of the first finds, reached one), found none that reached one without such an
+# annotation as found here (tests/reading/test_ryml_annotations.py keeps the minimal ones). Such a
+# body never reaches ryml: it holds a tag or an anchor (the PyYAML path's anyway), or a plain or
+# block scalar that ends a line in ` &` or ` !x`, only slower.
 # An annotation begins where ryml reads a token: at a `!` or `&` not after a letter or a digit
 # (right after a closing quote too: `"q"!a` is a tag to ryml). Inside a quoted scalar it is text,
 # so the quoted scalars that end on their line are emptied first (`"!important"`), but only when
@@ -679,25 +680,44 @@ _SINGLE_QUOTED_END = rb"[^'\n]*+(?:''[^'\n]*+)*+'"
 
 def _waiting_annotation(char: bytes) -> re.Pattern:
     """`char` beginning an annotation that still waits for its node when its line ends: its name,
-    blanks, then the line's end, a comment or a quoted scalar that goes on. ryml ends a name at
-    ` ,]}\t` (a verbatim tag `!<...>` at its `>`) and another token may follow at once: a quoted
-    scalar right after `,`, `]` or `}` is one. The name stops short of the next place an
-    annotation could begin (every annotation of a word ends the same way), so each byte is read
-    by one try: linear, whatever the body."""
-    plain = rb"(?:[^ \t\r\n!&,\]}]++|[,\]}](?![\"'])|[!&](?<=[0-9A-Za-z][!&]))*+"
-    quoted = rb'(?:"' + _DOUBLE_QUOTED_REST + rb"|'" + _SINGLE_QUOTED_END + rb")"
-    verbatim = rb"(?:<[^>\n]*+>)?+" if char == b"!" else b""
-    name = verbatim + plain + rb"(?:[,\]}]" + quoted + plain + rb")*+"
+    blanks, then the line's end, a comment or a quoted scalar that goes on. ryml ends a name at a
+    blank, at the `>` of a verbatim tag (`!<x y>`), and at `,`, `]` or `}` in some places only
+    (`!a]' #'` is the tag `!a]'`, then a comment): every reading counts here. The name stops
+    short of the next place an annotation could begin (all the annotations of a word end alike),
+    so each byte is read by one try: linear, whatever the body."""
     goes_on = rb'(?:"(?!' + _DOUBLE_QUOTED_REST + rb")|'(?!" + _SINGLE_QUOTED_END + rb"))"
-    waits = rb"(?:[,\]}](?=[\"']))?+[ \t]*+(?:[#\r\n]|\Z|" + goes_on + rb")"
-    return re.compile(char + rb"(?<![0-9A-Za-z]" + char + rb")" + name + waits)
+    name = rb"(?:[^ \t\r\n!&,\]}]++|[!&](?<=[0-9A-Za-z][!&])|[,\]}](?!" + goes_on + rb"))*+"
+    waits = rb"(?:[,\]}]" + goes_on + rb"|[ \t]*+(?:[#\r\n]|\Z|" + goes_on + rb"))"
+    verbatim = rb"<[^>\n]*+>"
+    if char == b"!":
+        waits = rb"(?:" + verbatim + goes_on + rb"|(?:" + verbatim + rb")?+" + name + waits + rb")"
+    else:
+        waits = name + waits
+    return re.compile(char + rb"(?<![0-9A-Za-z]" + char + rb")" + waits)
 
 
 _WAITING_ANNOTATIONS = [(char, _waiting_annotation(char)) for char in (b"!", b"&")]
 _QUOTED_ON_ITS_LINE = re.compile(
     rb'"(?<![^\s,\[{-]")' + _DOUBLE_QUOTED_REST + rb"|'(?<![^\s,\[{-]')" + _SINGLE_QUOTED_END
 )
-_PLAIN_SCALAR_END = re.compile(rb":[ \t]|[ \t]#")
+# A quoted scalar that ends on its line and holds `: ` or ` #` (or a closing quote after a blank
+# taken for an opening one: only ever one too many).
+_QUOTED_PLAIN_SCALAR_END = [
+    (
+        b'"',
+        re.compile(
+            rb'"(?<![^\s,\[{-]")(?=' + _DOUBLE_QUOTED_REST + rb")"
+            rb'(?:[^"\\\n:#]++|\\.|:(?![ \t])|(?<![ \t])#)*+(?::[ \t]|(?<=[ \t])#)'
+        ),
+    ),
+    (
+        b"'",
+        re.compile(
+            rb"'(?<![^\s,\[{-]')(?=" + _SINGLE_QUOTED_END + rb")"
+            rb"(?:[^'\n:#]++|''|:(?![ \t])|(?<![ \t])#)*+(?::[ \t]|(?<=[ \t])#)"
+        ),
+    ),
+]
 _MULTILINE_QUOTED = [
     (b'"', re.compile(rb'"(?<![^\s,\[{-]")(?!' + _DOUBLE_QUOTED_REST + rb")")),
     (b"'", re.compile(rb"'(?<![^\s,\[{-]')(?!" + _SINGLE_QUOTED_END + rb")")),
@@ -706,20 +726,21 @@ _MULTILINE_QUOTED = [
 # at each costs up to ~1 us, more than the PyYAML path on such a body (16 MB of `"!`: 3.9 s here,
 # 0.4 s there), so it goes there untried.
 _DENSE_MARKS = 65_536
+# Past this many quotes, pairing them (to see whether that annotation is inside one) costs ~2 us
+# each: a body that seems to hold one goes to the PyYAML path unpaired.
+_MANY_QUOTES = 65_536
 
 
 def _quoted_scalars_emptied(raw: bytes) -> bytes | None:
     """The body with its quoted scalars that end on their line emptied (`"!x"` -> `""`), or None
     if one holds `: ` or ` #`: then ryml may not pair the quotes as this does."""
-    plain_scalar_end = False
+    if any(_matches(char, pattern, raw) for char, pattern in _QUOTED_PLAIN_SCALAR_END):
+        return None
+    return _QUOTED_ON_ITS_LINE.sub(_emptied, raw)
 
-    def emptied(match: re.Match) -> bytes:
-        nonlocal plain_scalar_end
-        plain_scalar_end = plain_scalar_end or _PLAIN_SCALAR_END.search(match.group()) is not None
-        return match.group()[:1] * 2
 
-    text = _QUOTED_ON_ITS_LINE.sub(emptied, raw)
-    return None if plain_scalar_end else text
+def _emptied(quoted: re.Match) -> bytes:
+    return quoted.group()[:1] * 2
 
 
 def _overruns_ryml(raw: bytes, unsure: bool) -> bool:
@@ -738,6 +759,8 @@ def _overruns_ryml(raw: bytes, unsure: bool) -> bool:
         return True
     if not any(_matches(char, pattern, raw) for char, pattern in _WAITING_ANNOTATIONS):
         return False
+    if raw.count(b'"') + raw.count(b"'") > _MANY_QUOTES:
+        return True
     if any(_matches(char, pattern, raw) for char, pattern in _MULTILINE_QUOTED):
         return True
     text = _quoted_scalars_emptied(raw)

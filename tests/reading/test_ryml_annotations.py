@@ -37,6 +37,7 @@ OVERRUNS = {
     "a tag after a closing quote, the only one ending its line": b'"q"!a\n!b !c x',
     "a tag after a closing quote that follows a blank": b'" "!"\n! ! .',
     "a verbatim tag with a blank in it": b'""!< >\n! ! z\n',
+    "a tag named on past `]`, then a comment": b"!]' #' -\n! ! k",
     "a tag after the quote that ends a quoted scalar (SIGSEGV)": b'"a\n "!b"\n! !\n!',
     "a tag after a spanning scalar's quote, the only one ending its line": b'"a\n "!b"\n!c !d x',
     "an anchor before a quoted key that spans lines (unreachable code)": b"& '\n':",
@@ -125,6 +126,7 @@ def test_bodies_built_around_waiting_annotations_load_as_the_pyyaml_path():
     [
         b'b: "!important"\nc: "a && b"\nd: "{% if x != y %}"\ne: "Wow !"\n',  # inside quotes
         b"a: 'it''s &'\nb: \"a\\\" !b\"\n",  # inside quotes, after an escaped quote
+        b'a: !a]"x y" #c\n',  # a tag and a quoted scalar, however ryml ends the tag's name
         b"a: x&y\nb: x!\nc: a && b\n",  # inside words, or followed on their line
         b"a: &a 1\nb: !!str 2\n",  # real ones, consumed on their line: the tree finds them
     ],
