@@ -22,8 +22,11 @@ anchors and aliases, merge keys, directives, flow collections, an ambiguous scal
 key, a syntax error, nesting deeper than ryml's JSON writer goes (64), the bytes YAML 1.1 and
 1.2 read differently) falls back to the PyYAML path, which gives the values or the error with
 its line and column. tests/api/test_yaml_loader.py holds the two to each other, differentially.
-The stream's size bounds (nodes, documents) are checked first, on ryml's tree, so that no body
-however cut into documents costs more than the largest legal single document, on either path.
+A body on which ryml could write past the tags and anchors it keeps waiting for their node (one
+left waiting at the end of its line: ``_overruns_ryml``) never reaches it: that crashes the process.
+The stream's size bounds (nodes, documents) are checked first, on ryml's tree (as the PyYAML path
+meters, for a body ryml is not given), so that no body however cut into documents costs more than
+the largest legal single document, on either path.
 
 Bounds (``MalformedRequest``): at most ``MAX_ALIASES`` alias uses in the stream; at most
 ``MAX_NODES`` nodes in one document and ``MAX_STREAM_NODES`` in the whole stream, aliases expanded
@@ -649,8 +652,126 @@ def _node_ceiling(raw: bytes) -> int:
     return structural + raw.count(b"[") + raw.count(b"{") + 8
 
 
-def _parse(raw: bytes) -> Any:
-    """ryml's tree of the body, or None if ryml cannot read it (a syntax error, mostly)."""
+# rapidyaml 0.15.2 (the wheel's, and its master as of 2026-07) keeps at most two tags and two
+# anchors waiting for their node (`Annotation::annotations[2]`) and checks that bound only in an
+# assertion, compiled out of release builds: a third one waiting is written past the array, over
+# the parser's own fields (that count, its flags, the byte-order mark's length), and the parse goes
+# on to read wild memory. `!\n! !\n!` kills the process with SIGSEGV every time; `!\n! !` and
+# `&a\n&b &c` write past it too. With annotations left from an earlier line and none on the key's,
+# `_get_annotations_same_line` reaches a C4_UNREACHABLE (`& '\n':`: undefined behaviour). Both need
+# an annotation still waiting when its line ends: one that ends the line (blanks or a comment after
+# it), or one followed by a quoted scalar that goes on to the next line. A build of 0.15.2 that
+# reports both bugs, fed 19 M fuzzed bodies that the fast path would give ryml (5.5 M of them,
+# mutations of the first finds, reached one), found none that reached one without such an
+# annotation as found here (tests/reading/test_ryml_annotations.py keeps the minimal ones). Such a
+# body never reaches ryml: it holds a tag or an anchor (the PyYAML path's anyway), or a plain or
+# block scalar that ends a line in ` &` or ` !x`, only slower.
+# An annotation begins where ryml reads a token: at a `!` or `&` not after a letter or a digit
+# (right after a closing quote too: `"q"!a` is a tag to ryml). Inside a quoted scalar it is text,
+# so the quoted scalars that end on their line are emptied first (`"!important"`), but only when
+# every quote is where ryml reads it: no quoted scalar goes on past its line (the quote that ends
+# one looks like an opening quote: `"a\n "!b"` is a tag `!b"` at the end of its line), and none
+# holds `: ` or ` #` (after a quote inside a plain scalar, ryml may end that scalar there and read
+# what follows: `- a "b: !c"`).
+# Where a single-quoted scalar certainly ends on its line: at a quote not doubled (possessive,
+# unlike _SINGLE_QUOTED_REST: `'x''y` followed by a line break does not end at `'x'`).
+_SINGLE_QUOTED_END = rb"[^'\n]*+(?:''[^'\n]*+)*+'"
+
+
+def _waiting_annotation(char: bytes) -> re.Pattern:
+    """`char` beginning an annotation that still waits for its node when its line ends: its name,
+    blanks, then the line's end, a comment or a quoted scalar that goes on. ryml ends a name at a
+    blank, at the `>` of a verbatim tag (`!<x y>`), and at `,`, `]` or `}` in some places only
+    (`!a]' #'` is the tag `!a]'`, then a comment): every reading counts here. The name stops
+    short of the next place an annotation could begin (all the annotations of a word end alike),
+    so each byte is read by one try: linear, whatever the body."""
+    goes_on = rb'(?:"(?!' + _DOUBLE_QUOTED_REST + rb")|'(?!" + _SINGLE_QUOTED_END + rb"))"
+    name = rb"(?:[^ \t\r\n!&,\]}]++|[!&](?<=[0-9A-Za-z][!&])|[,\]}](?!" + goes_on + rb"))*+"
+    waits = rb"(?:[,\]}]" + goes_on + rb"|[ \t]*+(?:[#\r\n]|\Z|" + goes_on + rb"))"
+    verbatim = rb"<[^>\n]*+>"
+    if char == b"!":
+        waits = rb"(?:" + verbatim + goes_on + rb"|(?:" + verbatim + rb")?+" + name + waits + rb")"
+    else:
+        waits = name + waits
+    return re.compile(char + rb"(?<![0-9A-Za-z]" + char + rb")" + waits)
+
+
+_WAITING_ANNOTATIONS = [(char, _waiting_annotation(char)) for char in (b"!", b"&")]
+_QUOTED_ON_ITS_LINE = re.compile(
+    rb'"(?<![^\s,\[{-]")' + _DOUBLE_QUOTED_REST + rb"|'(?<![^\s,\[{-]')" + _SINGLE_QUOTED_END
+)
+# A quoted scalar that ends on its line and holds `: ` or ` #` (or a closing quote after a blank
+# taken for an opening one: only ever one too many).
+_QUOTED_PLAIN_SCALAR_END = [
+    (
+        b'"',
+        re.compile(
+            rb'"(?<![^\s,\[{-]")(?=' + _DOUBLE_QUOTED_REST + rb")"
+            rb'(?:[^"\\\n:#]++|\\.|:(?![ \t])|(?<![ \t])#)*+(?::[ \t]|(?<=[ \t])#)'
+        ),
+    ),
+    (
+        b"'",
+        re.compile(
+            rb"'(?<![^\s,\[{-]')(?=" + _SINGLE_QUOTED_END + rb")"
+            rb"(?:[^'\n:#]++|''|:(?![ \t])|(?<![ \t])#)*+(?::[ \t]|(?<=[ \t])#)"
+        ),
+    ),
+]
+_MULTILINE_QUOTED = [
+    (b'"', re.compile(rb'"(?<![^\s,\[{-]")(?!' + _DOUBLE_QUOTED_REST + rb")")),
+    (b"'", re.compile(rb"'(?<![^\s,\[{-]')(?!" + _SINGLE_QUOTED_END + rb")")),
+]
+# Past this many `!` and `&`, one in 64 bytes or more (OME's 635 manifests hold 2 in 6 MB): a try
+# at each costs up to ~1 us, more than the PyYAML path on such a body (16 MB of `"!`: 3.9 s here,
+# 0.4 s there), so it goes there untried.
+_DENSE_MARKS = 65_536
+# Past this many quotes, pairing them (to see whether that annotation is inside one) costs ~2 us
+# each: a body that seems to hold one goes to the PyYAML path unpaired.
+_MANY_QUOTES = 65_536
+
+
+def _quoted_scalars_emptied(raw: bytes) -> bytes | None:
+    """The body with its quoted scalars that end on their line emptied (`"!x"` -> `""`), or None
+    if one holds `: ` or ` #`: then ryml may not pair the quotes as this does."""
+    if any(_matches(char, pattern, raw) for char, pattern in _QUOTED_PLAIN_SCALAR_END):
+        return None
+    return _QUOTED_ON_ITS_LINE.sub(_emptied, raw)
+
+
+def _emptied(quoted: re.Match) -> bytes:
+    return quoted.group()[:1] * 2
+
+
+def _overruns_ryml(raw: bytes, unsure: bool) -> bool:
+    """Could ryml 0.15.2 hold a third tag or anchor waiting, or reach its unreachable point?
+
+    For a body the fast path will not answer (``unsure``: ryml only counts it, to refuse it
+    early), any `!` or `&`: in flow collections, after tabs or byte-order marks the bugs have
+    more ways in (`[!a !b !c]`, `!\n\t:`), and the PyYAML path meters such a body itself."""
+    if unsure:
+        return b"!" in raw or b"&" in raw
+    present = [char for char in (b"!", b"&") if char in raw]  # memchr: most bodies have none
+    if not present:
+        return False
+    marks = sum(map(raw.count, present))
+    if marks > _DENSE_MARKS and marks * 64 > len(raw):
+        return True
+    if not any(_matches(char, pattern, raw) for char, pattern in _WAITING_ANNOTATIONS):
+        return False
+    if raw.count(b'"') + raw.count(b"'") > _MANY_QUOTES:
+        return True
+    if any(_matches(char, pattern, raw) for char, pattern in _MULTILINE_QUOTED):
+        return True
+    text = _quoted_scalars_emptied(raw)
+    return text is None or any(_matches(c, pattern, text) for c, pattern in _WAITING_ANNOTATIONS)
+
+
+def _parse(raw: bytes, *, unsure: bool) -> Any:
+    """ryml's tree of the body, or None if ryml cannot read it (a syntax error, mostly) or could
+    overrun its annotations on it (``_overruns_ryml``)."""
+    if _overruns_ryml(raw, unsure):
+        return None
     tree = ryml.Tree()
     # Growing the tree by doubling costs more than the parse itself: reserve ~1 node per 20
     # bytes (manifests have about that), at most 2**18 nodes (38 MB).
@@ -680,7 +801,7 @@ def _refuse_past_bounds(documents: int, nodes: int) -> None:
         raise MalformedRequest(_stream_too_large(f"{MAX_STREAM_NODES} nodes"))
 
 
-def _counted_in_pieces(raw: bytes) -> bool:
+def _counted_in_pieces(raw: bytes, unsure: bool) -> bool:
     """Count the body's documents and nodes (keys and aliases aside: fewer than the PyYAML path
     counts) document by document, refusing it past the stream's bounds. False when a piece is
     too large for ryml or unreadable: then the PyYAML path, which meters as it goes, decides."""
@@ -691,7 +812,7 @@ def _counted_in_pieces(raw: bytes) -> bool:
         piece = raw[start:end]
         if _node_ceiling(piece) > _RYML_NODES:
             return False
-        tree = _parse(piece)
+        tree = _parse(piece, unsure=unsure)  # a piece of a sure body is sure: lines unchanged
         if tree is None:
             return False
         _, piece_documents, piece_nodes = _shape(tree)
@@ -714,9 +835,9 @@ def _fast_documents(raw: bytes) -> list | None:
     if unsure and len(raw) <= _SMALL:
         return None
     too_many = len(raw) > _RYML_NODES and _node_ceiling(raw) > _RYML_NODES
-    if too_many and not _counted_in_pieces(raw):
+    if too_many and not _counted_in_pieces(raw, unsure):
         return None
-    tree = _parse(raw)
+    tree = _parse(raw, unsure=unsure)
     if tree is None:
         return None
     stream, documents, nodes = _shape(tree)

@@ -299,13 +299,13 @@ def test_strings_that_merely_contain_indicators_stay_on_the_fast_path():
 def test_ryml_ids_are_the_range_of_its_size():
     # The tag/anchor scan reads node ids 0..size-1: ryml only ever drops its newest node.
     for raw in (b"---\n---\na: 1\n---\n", b"- [a]\n- {b: c}\n", b"a:\n  - b\n  -\n"):
-        tree = yaml_loader._parse(raw)
+        tree = yaml_loader._parse(raw, unsure=False)
         used = [node for node in range(tree.capacity()) if tree.type_str(node) != "NOTYPE"]
         assert used == list(range(tree.size()))
 
 
 def test_json_is_emitted_whole_when_the_first_buffer_is_too_small():
-    tree = yaml_loader._parse(b"a: [1, 2]\nb: {c: d}\n")
+    tree = yaml_loader._parse(b"a: [1, 2]\nb: {c: d}\n", unsure=False)
     assert json.loads(yaml_loader._emit_json(tree, tree.root_id(), 1)) == {
         "a": [1, 2],
         "b": {"c": "d"},
