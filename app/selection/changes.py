@@ -1,5 +1,5 @@
 """Changes to a runtime's spec, as a way out of a ``No`` row names them (way_out.py), and how
-they apply to the normalised runtime, so that the rules can be run again on the result.
+they apply to a normalised entry, so that the checks can be run again on the result.
 
 A change sets one field of the runtime's ``spec`` (``entry`` None) or of one of its
 ``supportedModelFormats`` entries to a value; ``None`` removes the field. Field paths are the
@@ -10,10 +10,10 @@ manifest's, so a person (or a script) applies them to the YAML as written:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from operator import attrgetter
 
-from .documents import Entry, EntryRef, Runtime, SizeRange, shared_entry_ref
+from .documents import Entry, EntryRef, shared_entry_ref
 from .frozen import quick_init
 
 Value = str | bool | int | tuple[str, ...] | None
@@ -118,29 +118,3 @@ def apply_to_entry(entry: Entry, changes: list[Change] | tuple[Change, ...]) -> 
         else:
             raise ValueError(f"not a change an entry takes: {field}={value!r}")
     return Entry(*values)
-
-
-def apply_to_runtime(runtime: Runtime, changes: tuple[Change, ...]) -> Runtime:
-    """``runtime`` with every change applied, in order."""
-    entries = list(runtime.entries)
-    for change in changes:
-        if change.entry is not None:
-            entries[change.entry] = apply_to_entry(entries[change.entry], [change])
-            continue
-        field, value = change.field, change.value
-        bounds = runtime.size_range or SizeRange()
-        if field == DISABLED:
-            runtime = replace(runtime, disabled=_flag(value))
-        elif field == ACCELERATOR_CLASSES:
-            runtime = replace(runtime, accelerator_classes=_names(value))
-        elif field == ENGINE_MODE:
-            runtime = replace(runtime, engine_mode_annotation=_text(value))
-        elif field == DECODER_MODE:
-            runtime = replace(runtime, decoder_mode_annotation=_text(value))
-        elif field == SIZE_MIN:
-            runtime = replace(runtime, size_range=replace(bounds, min=_text(value)))
-        elif field == SIZE_MAX:
-            runtime = replace(runtime, size_range=replace(bounds, max=_text(value)))
-        else:
-            raise ValueError(f"not a change a runtime takes: {field}={value!r}")
-    return replace(runtime, entries=tuple(entries))

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from functools import cmp_to_key
 from typing import TypedDict
 
@@ -218,7 +217,3 @@ def rank_runtimes(request: RankRequest) -> Ranking:
         checks=checks,
         **common,
     )
-
-
-def is_finite(value: float | None) -> bool:
-    return value is not None and math.isfinite(value)
