@@ -253,7 +253,7 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
 @store_errors
 def rank_overlaid(cluster: str) -> Response:
     output = wanted_output()
-    response = _overlaid(cluster, "rank", output, lambda ranking: rank_answer(ranking, output))
+    response = _overlaid(cluster, "rank", output, lambda r: rank_answer(r, output))
     response.headers["Vary"] = "Accept"
     return response
 

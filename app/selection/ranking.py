@@ -6,7 +6,6 @@ from __future__ import annotations
 from functools import cmp_to_key
 from typing import TypedDict
 
-from .advice import advise
 from .budget import checked
 from .checks import RuntimeChecks, RuntimeRow, compatible_score
 from .documents import Model, OtherObject, RankRequest, RepeatedObject, Runtime
@@ -205,7 +204,6 @@ def rank_runtimes(request: RankRequest) -> Ranking:
     else:
         selected = None
         message = no_runtime_message(model, namespace, rows)
-    explicit = isvc.runtime_name if isvc is not None else None
     return Ranking(
         selected=selected,
         message=message,
@@ -213,7 +211,6 @@ def rank_runtimes(request: RankRequest) -> Ranking:
         warnings=tuple(warnings),
         notes=tuple(notes),
         error=error,
-        advice=advise(checks, rows, explicit),
         checks=checks,
         **common,
     )

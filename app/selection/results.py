@@ -1,16 +1,13 @@
-"""What a ranking answers (rules §6, §15): rows, the selection or OME's error, what was ignored."""
+"""What a ranking answers (rules §6, §15): rows, the selection or OME's error, what was ignored.
+Each row's advice (§19) and the placement (§20) are the prediction's (``prediction.py``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from .checks import RuntimeChecks, RuntimeRow
 from .documents import Model, Runtime
-
-if TYPE_CHECKING:  # advice and placement import this module
-    from .advice import RowAdvice
-    from .placement.results import Placement
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +52,9 @@ class Ranking:
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
     error: SelectionError | None = None
-    advice: tuple[RowAdvice, ...] = ()  # rules §19: one per row
-    # What the rows were checked against: way_out.py explains the No rows from it, for the
-    # answers that show them (lint, impact and selections never pay for it).
+    # What the rows were checked against: the advice explains the rows from it, for the answers
+    # that show them (lint, impact and selections never pay for it).
     checks: RuntimeChecks | None = field(default=None, compare=False, repr=False)
-    # rules §20.8: set by ``placement.rank_and_place``; None when nothing is selected.
-    placement: Placement | None = None
 
     def excluded(self) -> list[tuple[str, str]]:
         """rules §15: (name, reason) of the runtimes OME's no-runtime text lists."""

@@ -239,7 +239,7 @@ def test_an_answer_over_the_size_bound_is_refused_before_it_is_written(make_app)
 @pytest.mark.parametrize(
     ("path", "body"),
     [
-        ("/v1/selections", stream(*workload(models=20, runtimes=30))),
+        ("/v1/selections", stream(*workload(models=40, runtimes=30))),
         ("/v1/lint", stream(*workload(models=20, runtimes=30, services=20))),
         ("/v1/rank", stream(*workload(models=1, runtimes=3000))),
     ],

@@ -26,10 +26,9 @@ from .results import (
 )
 from .wiring import (
     accelerator_request,
-    rank_and_place,
+    placement_of,
     request_classes_known,
     runtime_extras,
-    with_placement,
 )
 
 __all__ = [
@@ -61,10 +60,9 @@ __all__ = [
     "latest_classes",
     "parse_quantity",
     "place",
+    "placement_of",
     "predict_placement",
-    "rank_and_place",
     "read_selected_runtime",
     "request_classes_known",
     "runtime_extras",
-    "with_placement",
 ]

@@ -1,17 +1,14 @@
 """The placement of a validated request (rules §20.8): its inputs read from the ``RankRequest``
-(classes, the known flag, the InferenceService's accelerator fields, each runtime's entries),
-and a ranking that carries it."""
+(classes, the known flag, the InferenceService's accelerator fields, each runtime's entries)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..documents import InferenceService, RankRequest, Runtime
-from ..ranking import rank_runtimes
 from ..results import Ranking
 from .classes import classes_known
 from .placement import predict_placement
 from .requests import AcceleratorRequest, ComponentRequest, RuntimeExtras
+from .results import Placement
 
 
 def runtime_extras(runtime: Runtime) -> RuntimeExtras:
@@ -38,10 +35,10 @@ def request_classes_known(request: RankRequest) -> bool:
     return classes_known(request.accelerator_classes_known, len(request.accelerator_classes))
 
 
-def with_placement(request: RankRequest, ranking: Ranking) -> Ranking:
-    """``ranking`` with the placement OME makes on its selection."""
+def placement_of(request: RankRequest, ranking: Ranking) -> Placement | None:
+    """The placement OME makes on the selection of ``ranking``, a ranking of ``request``."""
     isvc = request.inference_service
-    placement = predict_placement(
+    return predict_placement(
         request,
         ranking,
         None if isvc is None else accelerator_request(isvc),
@@ -49,10 +46,3 @@ def with_placement(request: RankRequest, ranking: Ranking) -> Ranking:
         request_classes_known(request),
         runtime_extras,
     )
-    return replace(ranking, placement=placement)
-
-
-def rank_and_place(request: RankRequest) -> Ranking:
-    """``rank_runtimes``, then the placement on what it selects (nothing in the ranking
-    changes)."""
-    return with_placement(request, rank_runtimes(request))
