@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterator
 
 from app.schemas.objects import load_object
 from app.schemas.requests import load_rank_request
-from app.selection import admission, advice, budget, catalog, ranking
-from app.selection.documents import RankRequest
+from app.selection import admission, advice, catalog, ranking
+from app.selection.values import RankRequest, budget
 
 from .manifests import model_manifest, rank_request_body
 from .report import Table

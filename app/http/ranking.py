@@ -10,8 +10,8 @@ from flask import current_app, request
 
 from app.errors import PayloadTooLarge
 from app.schemas.requests import load_rank_request
-from app.selection.documents import RankRequest
 from app.selection.prediction import Prediction, rank_and_place
+from app.selection.values import RankRequest
 
 from . import deadline, record
 from .body import ranking_request

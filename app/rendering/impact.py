@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.selection.budget import checked
 from app.selection.catalog import SelectionRow
 from app.selection.placement import Placement
 from app.selection.prediction import Prediction
+from app.selection.values import checked
 
 from .answers import select_answer
 from .encode import text_table

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.selection.catalog import SelectionRow
-from app.selection.documents import OtherObject
 from app.selection.placement import ComponentPlacement
+from app.selection.values import OtherObject
 
 from .encode import text_table
 

@@ -12,16 +12,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .documents import InferenceService, Runtime
 from .findings import INFO, Finding
-from .gotext import go_quote
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
-from .placement.classes import ACCELERATOR_CLASS
-from .placement.components import requested_class, requested_policy
-from .placement.quantities import GIB, QuantityError, parse_quantity
-from .placement.requests import BEST_FIT, DECODER, ENGINE, Selector
-from .placement.results import BEST_FIT_WITHOUT_CONSTRAINTS
+from .placement import BEST_FIT_WITHOUT_CONSTRAINTS, requested_class, requested_policy
 from .service_rules import get
+from .values import (
+    ACCELERATOR_CLASS,
+    BEST_FIT,
+    DECODER,
+    ENGINE,
+    GIB,
+    InferenceService,
+    QuantityError,
+    Runtime,
+    Selector,
+    go_quote,
+    parse_quantity,
+)
 
 # rules §20.7: the fields of a runtime's acceleratorRequirements that OME never reads, in the
 # CRD's order.

@@ -28,21 +28,8 @@ from .accelerator_notes import (
     runtime_accelerator_notes,
     service_accelerator_notes,
 )
-from .budget import checked as each_checked
-from .catalog import CatalogView, Document, ModelLookup, ObjectKey, object_key
-from .documents import InferenceService, Model, Runtime
 from .explicit import KIND_AND_INHERITANCE_SINCE
-from .findings import (
-    ERROR,
-    INFO,
-    WARNING,
-    Admission,
-    Finding,
-    Refusal,
-    finding_order,
-    refused,
-)
-from .gotext import go_list
+from .findings import ERROR, INFO, WARNING, Admission, Finding, Refusal, finding_order, refused
 from .model_admission import model_refusals
 from .overlaps import overlap_notes
 from .runtime_admission import (
@@ -55,6 +42,18 @@ from .runtime_admission import (
     size_note,
 )
 from .service_admission import ServiceContext, SharedAnswers, asked_question, service_verdict
+from .values import (
+    CatalogView,
+    Document,
+    InferenceService,
+    Model,
+    ModelLookup,
+    ObjectKey,
+    Runtime,
+    go_list,
+    object_key,
+)
+from .values import checked as each_checked
 
 Manifests = Mapping[ObjectKey, Mapping[str, Any]]
 

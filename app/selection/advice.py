@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict
 
-from .budget import checked
 from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow, compatible_score
-from .documents import Entry, Runtime
-from .frozen import quick_init
 from .results import distance_order, name_scope_key
+from .values import Entry, Runtime, checked, quick_init
 
 
 class PriorityToWin(TypedDict):

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import attrgetter
 
-from .documents import Entry, EntryRef, shared_entry_ref
-from .frozen import quick_init
+from .values import Entry, EntryRef, quick_init, shared_entry_ref
 
 Value = str | bool | int | tuple[str, ...] | None
 

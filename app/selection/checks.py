@@ -14,16 +14,9 @@ from .constraints import (
     required_accelerator_classes,
     supports_accelerators,
 )
-from .documents import Entry, RankRequest, Runtime
-from .entries import (
-    configured_provider,
-    model_format,
-    model_label,
-    row_weight,
-)
+from .entries import configured_provider, model_format, model_label, row_weight
 from .entry_memo import EntryMemo
-from .frozen import quick_init
-from .sizes import parse_size
+from .values import Entry, RankRequest, Runtime, parse_size, quick_init
 
 # rules §14: before this OME version a one-bound modelSizeRange is unsupported.
 ONE_BOUND_RANGES_SINCE = Version("1.3")

@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import cast
 
 from .diffusion import diffusion_mismatch
-from .documents import Entry, EntryRef, Model, ModelRef
-from .gotext import go_quote
-from .versions import versions_match
+from .values import Entry, EntryRef, Model, ModelRef, go_quote, versions_match
 
 # rules §4: an explicit weight of 0 counts as 10 (format) and 5 (framework).
 ZERO_FORMAT_WEIGHT = 10

@@ -29,14 +29,8 @@ from .checks import (
     LABEL_SCORE,
 )
 from .diffusion import diffusion_mismatch
-from .documents import Entry, EntryRef, Model, ModelRef
-from .entries import (
-    ZERO_FRAMEWORK_WEIGHT,
-    entry_score,
-    model_format,
-    supports_cache_provider,
-)
-from .versions import GREATER_THAN, parse_version, versions_match
+from .entries import ZERO_FRAMEWORK_WEIGHT, entry_score, model_format, supports_cache_provider
+from .values import GREATER_THAN, Entry, EntryRef, Model, ModelRef, parse_version, versions_match
 
 _UINT64_MAX = 2**64 - 1
 NO_PROVIDER = (

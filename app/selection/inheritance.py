@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from .documents import Runtime, SizeRange
-from .gotext import go_list, go_quote
+from .values import Runtime, SizeRange, go_list, go_quote
 
 MAX_CHAIN = 5  # runtimes in one chain, the runtime itself included
 

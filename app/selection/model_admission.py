@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .findings import Refusal
-from .gotext import go_quote
 from .service_rules import get
 from .storage_uris import PVC, STAGE, parse_pvc
+from .values import go_quote
 
 
 def _pvc(spec: Any, uri: str, cluster: bool) -> str | None:

@@ -16,11 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from .budget import checkpoint
-from .documents import Entry, EntryRef, Runtime
 from .entries import ZERO_FORMAT_WEIGHT, ZERO_FRAMEWORK_WEIGHT
 from .findings import INFO, Finding
-from .sizes import parse_size
+from .values import Entry, EntryRef, Runtime, checkpoint, parse_size
 
 CODE = "OverlappingAutoSelect"
 RefKey = tuple[str, str | None, str | None] | None

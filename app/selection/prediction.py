@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .advice import RowAdvice, advise
-from .documents import RankRequest
 from .placement import Placement, placement_of
-from .ranking import Ranking, rank_runtimes
+from .ranking import rank_runtimes
+from .results import Ranking
+from .values import RankRequest
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,7 @@ from __future__ import annotations
 from functools import cmp_to_key
 from typing import TypedDict
 
-from .budget import checked
 from .checks import RuntimeChecks, RuntimeRow, compatible_score
-from .documents import Model, OtherObject, RankRequest, RepeatedObject, Runtime
 from .entries import model_format
 from .explicit import NOTE_EXPLICIT, explicit_choice
 from .results import (
@@ -20,6 +18,7 @@ from .results import (
     name_scope_key,
     text_key,
 )
+from .values import Model, OtherObject, RankRequest, RepeatedObject, Runtime, checked
 from .warnings import repeat_warnings, size_warnings, unused_size_range_warning
 
 DEFAULT_NAMESPACE = "default"

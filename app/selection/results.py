@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from .checks import RuntimeChecks, RuntimeRow
-from .documents import Model, Runtime
+from .values import Model, Runtime
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,17 +19,27 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .budget import checkpoint
 from .constraints import DEPLOYMENT_MODES
-from .documents import Entry, EntryRef, Runtime, SizeRange
 from .explicit import CLUSTER_SERVING_RUNTIME, SERVING_RUNTIME
 from .findings import INFO, Finding, Refusal
-from .gotext import go_list, go_quote
 from .inheritance import InheritanceError, resolve_chain
 from .service_rules import autoscaler_block, get, scaling_policy
-from .sizes import is_plain_size, parse_size
-from .versions import GREATER_THAN, GREATER_THAN_OR_EQUAL, KNOWN_OPERATORS, parse_version
-from .warnings import format_parameters
+from .values import (
+    GREATER_THAN,
+    GREATER_THAN_OR_EQUAL,
+    KNOWN_OPERATORS,
+    Entry,
+    EntryRef,
+    Runtime,
+    SizeRange,
+    checkpoint,
+    format_parameters,
+    go_list,
+    go_quote,
+    is_plain_size,
+    parse_size,
+    parse_version,
+)
 
 AUTO_SELECT_NOTE = (
     "no supportedModelFormats[] entry has autoSelect: true, so OME never auto-selects it"

@@ -15,11 +15,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from .catalog import ModelLookup, Question, model_not_found, question_of
-from .documents import InferenceService, Model, RankRequest, Runtime
+from .catalog import Question, question_of
 from .explicit import CLUSTER_SERVING_RUNTIME, KIND_AND_INHERITANCE_SINCE, lookup_order
 from .findings import Refusal
-from .gotext import go_quote
 from .ranking import rank_runtimes
 from .results import Ranking
 from .service_rules import (
@@ -30,6 +28,15 @@ from .service_rules import (
     pvc_namespace_refusal,
     runtime_pin_refusal,
     shape_refusals,
+)
+from .values import (
+    InferenceService,
+    Model,
+    ModelLookup,
+    RankRequest,
+    Runtime,
+    go_quote,
+    model_not_found,
 )
 
 MODEL_OR_RUNTIME = "at least one of spec.model or spec.runtime must be set"

@@ -10,11 +10,9 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .bounds import parse_go_int
-from .documents import InferenceService, Model
 from .findings import Refusal
-from .gotext import go_quote
 from .storage_uris import PVC, parse_pvc
+from .values import InferenceService, Model, go_quote, parse_go_int
 
 COMPONENTS = ("engine", "decoder", "router")
 NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")

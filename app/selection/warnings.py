@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
-from .documents import Model, RepeatedObject, Runtime
-from .sizes import is_plain_size, parse_size
+from .values import Model, RepeatedObject, Runtime, format_parameters, is_plain_size, parse_size
 
 if TYPE_CHECKING:
     from .checks import RuntimeRow
@@ -22,17 +20,6 @@ _KIND_ORDER = {
 
 def _bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
-
-
-def format_parameters(value: float) -> str:
-    """A parameter count as users write it: integral values without ``.0``."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return repr(value)
 
 
 def _size_warning(kind: str, name: str, field: str, raw: str) -> str | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .budget import checked
 from .changes import (
     ACCELERATOR_CLASSES,
     AUTO_SELECT,
@@ -44,12 +43,10 @@ from .checks import (
     RuntimeRow,
 )
 from .constraints import valid_mode
-from .documents import Entry, Runtime
 from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
 from .entry_memo import match_key, score_key
-from .frozen import quick_init
 from .results import Ranking, name_key
-from .sizes import parse_size
+from .values import Entry, Runtime, checked, parse_size, quick_init
 
 ROWS_PER_CHECK = 8  # a row's way out costs tens of microseconds per entry
 

@@ -9,7 +9,7 @@ import yaml
 
 import app.selection.catalog as catalog
 import app.selection.service_admission as admission
-from app.selection import budget
+from app.selection.values import budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
 from tests.clock import TickingClock
 

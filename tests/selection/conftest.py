@@ -1,7 +1,8 @@
 import pytest
 
 from app.schemas.requests import load_rank_request
-from app.selection.ranking import Ranking, rank_runtimes
+from app.selection.ranking import rank_runtimes
+from app.selection.results import Ranking
 
 
 @pytest.fixture

@@ -12,11 +12,10 @@ from dataclasses import replace
 import pytest
 
 from app.schemas.objects import load_object
-from app.selection import budget
 from app.selection.admission import admit, planned_admission_rankings
-from app.selection.catalog import CatalogView, planned_rankings, selections, unnamed_model_rows
-from app.selection.documents import RankRequest, Runtime
+from app.selection.catalog import planned_rankings, selections, unnamed_model_rows
 from app.selection.prediction import rank_and_place
+from app.selection.values import CatalogView, RankRequest, Runtime, budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc
 from tests.clock import TickingClock
 

@@ -9,13 +9,22 @@ from typing import Any
 
 from packaging.version import Version
 
-from ..documents import Model, RankRequest, Runtime
 from ..entries import configured_provider, entry_score
 from ..explicit import KIND_AND_INHERITANCE_SINCE, find_named_runtime, named_chain
 from ..inheritance import InheritanceError, effective_runtime
 from ..ranking import is_candidate, latest_runtimes, target_namespace
 from ..results import Ranking
-from .classes import AcceleratorClass
+from ..values import (
+    DECODER,
+    ENGINE,
+    NO_EXTRAS,
+    AcceleratorClass,
+    AcceleratorRequest,
+    Model,
+    RankRequest,
+    Runtime,
+    RuntimeExtras,
+)
 from .components import (
     ClassView,
     ComponentContext,
@@ -23,7 +32,6 @@ from .components import (
     listed_classes,
     place_component,
 )
-from .requests import DECODER, ENGINE, NO_EXTRAS, AcceleratorRequest, RuntimeExtras
 from .results import (
     ACCELERATOR_CLASS_NOT_FOUND,
     EVENT_REASON,

@@ -3,11 +3,17 @@
 
 from __future__ import annotations
 
-from ..documents import InferenceService, RankRequest, Runtime
 from ..results import Ranking
-from .classes import classes_known
+from ..values import (
+    AcceleratorRequest,
+    ComponentRequest,
+    InferenceService,
+    RankRequest,
+    Runtime,
+    RuntimeExtras,
+    classes_known,
+)
 from .placement import predict_placement
-from .requests import AcceleratorRequest, ComponentRequest, RuntimeExtras
 from .results import Placement
 
 

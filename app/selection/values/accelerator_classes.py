@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..bounds import length_problem
-from ..documents import RepeatedObject
-from ..json_values import NOT_JSON, is_json_value
+from .bounds import length_problem
+from .json_values import NOT_JSON, is_json_value
 from .quantities import Quantity, QuantityError, parse_quantity
+from .request_objects import RepeatedObject
 
 ACCELERATOR_CLASS = "AcceleratorClass"
 

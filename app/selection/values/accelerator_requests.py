@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..bounds import length_problem
-from .classes import PlacementDocumentError
+from .accelerator_classes import PlacementDocumentError
+from .bounds import length_problem
 
 BEST_FIT = "BestFit"
 CHEAPEST = "Cheapest"

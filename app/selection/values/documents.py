@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .accelerator_classes import AcceleratorClass
+from .accelerator_requests import AcceleratorRequest
 from .frozen import quick_init
-
-if TYPE_CHECKING:  # the placement package reads these documents (rules §20): names only here
-    from .placement.classes import AcceleratorClass
-    from .placement.requests import AcceleratorRequest
+from .request_objects import OtherObject, RepeatedObject
 
 NAMESPACED = "Namespaced"
 CLUSTER = "Cluster"
@@ -197,26 +196,6 @@ class InferenceService:
     decoder_mode_annotation: str | None = None
     # rules §20.1: acceleratorSelector and the components' acceleratorOverride (placement only).
     accelerators: AcceleratorRequest | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class OtherObject:
-    """An object of a kind selection does not read, found in a manifest stream (rules §15):
-    skipped and listed under ``ignored``."""
-
-    kind: str
-    name: str | None
-    namespace: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class RepeatedObject:
-    """A model or InferenceService that a stream holds more than once: the last one is used,
-    as ``kubectl apply -f`` would leave it (rules §2). Runtimes are counted by selection."""
-
-    kind: str
-    name: str
-    count: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,8 @@ Go's ``strconv.ParseFloat`` and silently uses 0 when that fails. The ranking
 compares those floats, so this module reproduces Go's grammar and rounding
 bit for bit rather than Python's ``float()``, which accepts things Go refuses
 (surrounding whitespace, non-ASCII digits such as ``"١"``, ``"+nan"``) and
-refuses things Go accepts (``"0x1p-2"``, ``"0x_1p0"``).
+refuses things Go accepts (``"0x1p-2"``, ``"0x_1p0"``). A count read is written back as
+users write it (``format_parameters``), in the warnings and notes that quote it.
 """
 
 from __future__ import annotations
@@ -188,3 +189,14 @@ def is_plain_size(text: str) -> bool:
     but worth flagging, since it probably reads differently than intended.
     """
     return _PLAIN_SIZE.fullmatch(text) is not None
+
+
+def format_parameters(value: float) -> str:
+    """A parameter count as users write it: integral values without ``.0``."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
