@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterator
 
 from app.schemas.objects import load_object
 from app.schemas.requests import load_rank_request
-from app.selection import admission, advice, catalog, ranking
+from app.selection import admission, advice, catalog
+from app.selection.ranking import selector as ranking
 from app.selection.values import RankRequest, budget
 
 from .manifests import model_manifest, rank_request_body

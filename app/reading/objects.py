@@ -12,6 +12,7 @@ from app.schemas.accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_i
 from app.schemas.objects import CLUSTER_SCOPED, DEFAULT_NAMESPACE, load_object
 from app.schemas.requests import load_document
 from app.selection.findings import ERROR, Finding
+from app.selection.ranking import repeat_warnings
 from app.selection.service_rules import get
 from app.selection.values import (
     AcceleratorClass,
@@ -24,7 +25,6 @@ from app.selection.values import (
     checked,
     checkpoint,
 )
-from app.selection.warnings import repeat_warnings
 from app.store import StoredObject
 
 from . import manifests

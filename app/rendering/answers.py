@@ -17,7 +17,7 @@ from app.errors import (
     error_body,
 )
 from app.selection.prediction import Prediction
-from app.selection.results import Ranking
+from app.selection.ranking import Ranking
 
 from .encode import to_json, to_yaml
 from .ranking import excluded_reasons, explain_table, ranking_body, select_body

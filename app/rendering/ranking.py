@@ -6,9 +6,8 @@ import math
 from typing import Any
 
 from app.selection.advice import NO_ADVICE, RowAdvice
-from app.selection.checks import RuntimeRow
 from app.selection.prediction import Prediction
-from app.selection.results import Ranking
+from app.selection.ranking import Ranking, RuntimeRow
 from app.selection.way_out import WayOut, exclusion_summary, way_outs
 
 from .encode import text_table

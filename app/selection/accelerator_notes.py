@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .findings import INFO, Finding
-from .inheritance import InheritanceError, effective_runtime, resolve_chain
 from .placement import BEST_FIT_WITHOUT_CONSTRAINTS, requested_class, requested_policy
+from .ranking import InheritanceError, effective_runtime, resolve_chain
 from .service_rules import get
 from .values import (
     ACCELERATOR_CLASS,

@@ -28,10 +28,10 @@ from .accelerator_notes import (
     runtime_accelerator_notes,
     service_accelerator_notes,
 )
-from .explicit import KIND_AND_INHERITANCE_SINCE
 from .findings import ERROR, INFO, WARNING, Admission, Finding, Refusal, finding_order, refused
 from .model_admission import model_refusals
 from .overlaps import overlap_notes
+from .ranking import KIND_AND_INHERITANCE_SINCE
 from .runtime_admission import (
     ParentFinder,
     Peers,

@@ -6,8 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict
 
-from .checks import CHECK_AUTOSELECT, RuntimeChecks, RuntimeRow, compatible_score
-from .results import distance_order, name_scope_key
+from .ranking import (
+    CHECK_AUTOSELECT,
+    RuntimeChecks,
+    RuntimeRow,
+    compatible_score,
+    distance_order,
+    name_scope_key,
+)
 from .values import Entry, Runtime, checked, quick_init
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from .constraints import requested_modes, required_accelerator_classes
 from .placement import (
     ClassView,
     Placement,
@@ -17,8 +16,7 @@ from .placement import (
     read_selected_runtime,
     runtime_extras,
 )
-from .ranking import rank_runtimes
-from .results import Ranking, Selection, text_key
+from .ranking import Question, Ranking, Selection, question_of, rank_runtimes, text_key
 from .values import (
     DEFAULT_NAMESPACE,
     AcceleratorRequest,
@@ -30,18 +28,6 @@ from .values import (
     classes_known,
     model_not_found,
 )
-
-# What a ranking for an InferenceService depends on besides the runtimes (``question_of``).
-Question = tuple[
-    str,  # the model's kind
-    str | None,  # the model's namespace
-    str,  # the model's name
-    str | None,  # the InferenceService's namespace
-    frozenset[str],  # the accelerator classes it requires
-    tuple[str | None, str | None],  # the deployment modes it asks for (engine, decoder)
-    str | None,  # spec.runtime.name
-    str | None,  # spec.runtime.kind
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,21 +42,6 @@ class SelectionRow:
     error: str | None = None  # the code of OME's refusal, when there is one
     ranking: Ranking | None = field(default=None, compare=False)  # None: no model to rank
     placement: Placement | None = None  # rules §20.8, of this row's own InferenceService
-
-
-def question_of(model: Model, isvc: InferenceService) -> Question:
-    """What a ranking for this InferenceService depends on besides the model and the runtimes:
-    InferenceServices that ask the same question share one ranking."""
-    return (
-        model.kind,
-        model.namespace,
-        model.name,
-        isvc.namespace,
-        required_accelerator_classes(isvc),
-        requested_modes(isvc),
-        isvc.runtime_name,
-        isvc.runtime_kind,
-    )
 
 
 def ranked_row(

@@ -16,7 +16,7 @@ from .changes import (
     Change,
     apply_to_entry,
 )
-from .checks import (
+from .ranking import (
     LABEL_ARCHITECTURE,
     LABEL_DIFFUSION,
     LABEL_FORMAT_NAME,
@@ -27,9 +27,12 @@ from .checks import (
     LABEL_PROVIDER,
     LABEL_QUANTIZATION,
     LABEL_SCORE,
+    ZERO_FRAMEWORK_WEIGHT,
+    diffusion_mismatch,
+    entry_score,
+    model_format,
+    supports_cache_provider,
 )
-from .diffusion import diffusion_mismatch
-from .entries import ZERO_FRAMEWORK_WEIGHT, entry_score, model_format, supports_cache_provider
 from .values import GREATER_THAN, Entry, EntryRef, Model, ModelRef, parse_version, versions_match
 
 _UINT64_MAX = 2**64 - 1

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from .entries import ZERO_FORMAT_WEIGHT, ZERO_FRAMEWORK_WEIGHT
 from .findings import INFO, Finding
+from .ranking import ZERO_FORMAT_WEIGHT, ZERO_FRAMEWORK_WEIGHT
 from .values import Entry, EntryRef, Runtime, checkpoint, parse_size
 
 CODE = "OverlappingAutoSelect"

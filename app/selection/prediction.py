@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 from .advice import RowAdvice, advise
 from .placement import Placement, placement_of
-from .ranking import rank_runtimes
-from .results import Ranking
+from .ranking import Ranking, rank_runtimes
 from .values import RankRequest
 
 

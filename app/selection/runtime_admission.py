@@ -19,10 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .constraints import DEPLOYMENT_MODES
-from .explicit import CLUSTER_SERVING_RUNTIME, SERVING_RUNTIME
 from .findings import INFO, Finding, Refusal
-from .inheritance import InheritanceError, resolve_chain
+from .ranking import (
+    CLUSTER_SERVING_RUNTIME,
+    DEPLOYMENT_MODES,
+    SERVING_RUNTIME,
+    InheritanceError,
+    resolve_chain,
+)
 from .service_rules import autoscaler_block, get, scaling_policy
 from .values import (
     GREATER_THAN,

@@ -15,11 +15,16 @@ from typing import Any
 
 from packaging.version import Version
 
-from .catalog import Question, question_of
-from .explicit import CLUSTER_SERVING_RUNTIME, KIND_AND_INHERITANCE_SINCE, lookup_order
 from .findings import Refusal
-from .ranking import rank_runtimes
-from .results import Ranking
+from .ranking import (
+    CLUSTER_SERVING_RUNTIME,
+    KIND_AND_INHERITANCE_SINCE,
+    Question,
+    Ranking,
+    lookup_order,
+    question_of,
+    rank_runtimes,
+)
 from .service_rules import (
     deployment_strategy_warnings,
     get,

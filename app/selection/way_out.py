@@ -24,7 +24,8 @@ from .changes import (
     Change,
     apply_to_entry,
 )
-from .checks import (
+from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
+from .ranking import (
     CHECK_ACCELERATOR,
     CHECK_AUTOSELECT,
     CHECK_DISABLED,
@@ -39,13 +40,14 @@ from .checks import (
     LABEL_NO_FORMATS,
     LABEL_SCORE,
     LABEL_SIZE,
+    Ranking,
     RuntimeChecks,
     RuntimeRow,
+    match_key,
+    name_key,
+    score_key,
+    valid_mode,
 )
-from .constraints import valid_mode
-from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
-from .entry_memo import match_key, score_key
-from .results import Ranking, name_key
 from .values import Entry, Runtime, checked, parse_size, quick_init
 
 ROWS_PER_CHECK = 8  # a row's way out costs tens of microseconds per entry
@@ -287,7 +289,7 @@ def _unique(labels: list[str]) -> list[str]:
 def exclusion_summary(rows: tuple[RuntimeRow, ...], outs: tuple[WayOut | None, ...]) -> str | None:
     """One line: how many runtimes do not qualify, grouped by reason (in the order of the
     checks), and the one with the fewest changes to make (ties: the rows' order, §5)."""
-    from .checks import LABELS  # the fixed order of the groups
+    from .ranking import LABELS  # the fixed order of the groups
 
     found = [(row, out) for row, out in zip(rows, outs, strict=True) if out is not None]
     if not found:

@@ -1,8 +1,7 @@
 import pytest
 
 from app.schemas.requests import load_rank_request
-from app.selection.ranking import rank_runtimes
-from app.selection.results import Ranking
+from app.selection.ranking import Ranking, rank_runtimes
 
 
 @pytest.fixture

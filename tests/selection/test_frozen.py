@@ -12,7 +12,8 @@ import pytest
 
 from app.selection.advice import RowAdvice
 from app.selection.changes import Change
-from app.selection.checks import RuntimeRow, Support
+from app.selection.ranking import RuntimeRow
+from app.selection.ranking.checks import Support
 from app.selection.values import Entry, EntryRef, Runtime, SizeRange, quick_init
 from app.selection.way_out import WayOut
 

@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 
 from app.schemas.requests import load_rank_request
 from app.selection.advice import best_entry
-from app.selection.checks import RuntimeChecks
 from app.selection.entry_fixes import version_accepting
 from app.selection.prediction import Prediction, rank_and_place
-from app.selection.ranking import rank_runtimes
+from app.selection.ranking import RuntimeChecks, rank_runtimes
 from app.selection.values import versions_match
 from app.selection.way_out import WayOut, exclusion_summary, way_out, way_outs
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime

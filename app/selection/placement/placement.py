@@ -9,11 +9,19 @@ from typing import Any
 
 from packaging.version import Version
 
-from ..entries import configured_provider, entry_score
-from ..explicit import KIND_AND_INHERITANCE_SINCE, find_named_runtime, named_chain
-from ..inheritance import InheritanceError, effective_runtime
-from ..ranking import is_candidate, latest_runtimes, target_namespace
-from ..results import Ranking
+from ..ranking import (
+    KIND_AND_INHERITANCE_SINCE,
+    InheritanceError,
+    Ranking,
+    configured_provider,
+    effective_runtime,
+    entry_score,
+    find_named_runtime,
+    is_candidate,
+    latest_runtimes,
+    named_chain,
+    target_namespace,
+)
 from ..values import (
     DECODER,
     ENGINE,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..results import Ranking
+from ..ranking import Ranking
 from ..values import (
     AcceleratorRequest,
     ComponentRequest,

@@ -1,12 +1,24 @@
-"""Rank the candidate runtimes for a model exactly as the OME controller does
-(rules §2–§7, §14) and explain each row in ``kubectl ome runtime explain`` words."""
+"""Rank the candidate runtimes for a model exactly as OME's runtime selector does (rules §2–§7,
+§14), each row in ``kubectl ome runtime explain`` words: the target namespace, the candidates,
+their order, and what a ranking for an InferenceService depends on (``question_of``)."""
 
 from __future__ import annotations
 
 from functools import cmp_to_key
 from typing import TypedDict
 
+from ..values import (
+    DEFAULT_NAMESPACE,
+    InferenceService,
+    Model,
+    OtherObject,
+    RankRequest,
+    RepeatedObject,
+    Runtime,
+    checked,
+)
 from .checks import RuntimeChecks, RuntimeRow, compatible_score
+from .constraints import requested_modes, required_accelerator_classes
 from .entries import model_format
 from .explicit import NOTE_EXPLICIT, explicit_choice
 from .results import (
@@ -18,13 +30,24 @@ from .results import (
     name_scope_key,
     text_key,
 )
-from .values import Model, OtherObject, RankRequest, RepeatedObject, Runtime, checked
 from .warnings import repeat_warnings, size_warnings, unused_size_range_warning
 
-DEFAULT_NAMESPACE = "default"
-# One runtime's row costs ~20 µs: a deadline check every 32 (under 1 ms apart) costs nothing.
+# A deadline check every 32 runtimes: far enough apart to cost nothing next to their rows, close
+# enough to stop soon (bench/README.md, "The deadline's checks").
 RUNTIMES_PER_CHECK = 32
 MODEL_NOT_READY = "invalid model specification: modelFormat.name: model format name is required"
+
+# What a ranking for an InferenceService depends on besides the runtimes (``question_of``).
+Question = tuple[
+    str,  # the model's kind
+    str | None,  # the model's namespace
+    str,  # the model's name
+    str | None,  # the InferenceService's namespace
+    frozenset[str],  # the accelerator classes it requires
+    tuple[str | None, str | None],  # the deployment modes it asks for (engine, decoder)
+    str | None,  # spec.runtime.name
+    str | None,  # spec.runtime.kind
+]
 
 
 def target_namespace(request: RankRequest) -> str:
@@ -38,6 +61,21 @@ def target_namespace(request: RankRequest) -> str:
         if candidate:  # rules §15: an empty namespace counts as absent
             return candidate
     return DEFAULT_NAMESPACE
+
+
+def question_of(model: Model, isvc: InferenceService) -> Question:
+    """What a ranking for this InferenceService depends on besides the model and the runtimes:
+    InferenceServices that ask the same question share one ranking."""
+    return (
+        model.kind,
+        model.namespace,
+        model.name,
+        isvc.namespace,
+        required_accelerator_classes(isvc),
+        requested_modes(isvc),
+        isvc.runtime_name,
+        isvc.runtime_kind,
+    )
 
 
 def is_candidate(runtime: Runtime, namespace: str) -> bool:

@@ -8,6 +8,7 @@ from typing import cast
 
 from packaging.version import Version
 
+from ..values import Entry, RankRequest, Runtime, parse_size, quick_init
 from .constraints import (
     deployment_mode_mismatch,
     requested_modes,
@@ -16,7 +17,6 @@ from .constraints import (
 )
 from .entries import configured_provider, model_format, model_label, row_weight
 from .entry_memo import EntryMemo
-from .values import Entry, RankRequest, Runtime, parse_size, quick_init
 
 # rules §14: before this OME version a one-bound modelSizeRange is unsupported.
 ONE_BOUND_RANGES_SINCE = Version("1.3")

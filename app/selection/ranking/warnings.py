@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .values import Model, RepeatedObject, Runtime, format_parameters, is_plain_size, parse_size
+from ..values import Model, RepeatedObject, Runtime, format_parameters, is_plain_size, parse_size
 
 if TYPE_CHECKING:
     from .checks import RuntimeRow

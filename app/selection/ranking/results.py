@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import cast
 
+from ..values import Model, Runtime
 from .checks import RuntimeChecks, RuntimeRow
-from .values import Model, Runtime
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from ..values import Entry, Model
 from .entries import entry_matches, entry_mismatch, entry_score
-from .values import Entry, Model
 
 T = TypeVar("T")
 Key = tuple[object, ...]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .values import InferenceService, Runtime
+from ..values import InferenceService, Runtime
 
 DEPLOYMENT_MODES = frozenset({"RawDeployment", "MultiNode", "VirtualDeployment", "OMENative"})
 

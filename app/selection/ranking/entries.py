@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import cast
 
+from ..values import Entry, EntryRef, Model, ModelRef, go_quote, versions_match
 from .diffusion import diffusion_mismatch
-from .values import Entry, EntryRef, Model, ModelRef, go_quote, versions_match
 
 # rules §4: an explicit weight of 0 counts as 10 (format) and 5 (framework).
 ZERO_FORMAT_WEIGHT = 10

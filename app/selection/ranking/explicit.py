@@ -9,11 +9,11 @@ from typing import cast
 
 from packaging.version import Version
 
+from ..values import InferenceService, Runtime, go_quote
 from .checks import CHECK_FORMAT, CHECK_SIZE, RuntimeChecks
 from .entries import model_format
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
 from .results import Selection, SelectionError
-from .values import InferenceService, Runtime, go_quote
 
 NOTE_EXPLICIT = "spec.runtime is explicit; automatic selection below is hypothetical."
 SERVING_RUNTIME = "ServingRuntime"

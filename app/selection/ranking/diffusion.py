@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .values import DiffusionPipeline, PipelineComponent
+from ..values import DiffusionPipeline, PipelineComponent
 
 # rules §12: the standard components, in the order they are checked.
 STANDARD_COMPONENTS = ("scheduler", "textEncoder", "tokenizer", "transformer", "vae")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from .values import Runtime, SizeRange, go_list, go_quote
+from ..values import Runtime, SizeRange, go_list, go_quote
 
 MAX_CHAIN = 5  # runtimes in one chain, the runtime itself included
 
