@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from app.selection.advice import NO_ADVICE, RowAdvice
+from app.selection.advice import NO_ADVICE, RowAdvice, WayOut, exclusion_summary, way_outs
 from app.selection.prediction import Prediction
 from app.selection.ranking import Ranking, RuntimeRow
-from app.selection.way_out import WayOut, exclusion_summary, way_outs
 
 from .encode import text_table
 from .placement import placement_body

@@ -10,12 +10,11 @@ from copy import deepcopy
 
 import pytest
 
-from app.selection.advice import RowAdvice
-from app.selection.changes import Change
+from app.selection.advice import RowAdvice, WayOut
+from app.selection.advice.changes import Change
 from app.selection.ranking import RuntimeRow
 from app.selection.ranking.checks import Support
 from app.selection.values import Entry, EntryRef, Runtime, SizeRange, quick_init
-from app.selection.way_out import WayOut
 
 DECORATED = [WayOut, Entry, EntryRef, SizeRange, Runtime, RowAdvice, Change, RuntimeRow, Support]
 

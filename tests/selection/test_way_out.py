@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.schemas.requests import load_rank_request
-from app.selection.advice import best_entry
-from app.selection.entry_fixes import version_accepting
+from app.selection.advice import WayOut, exclusion_summary, way_outs
+from app.selection.advice.entry_fixes import version_accepting
+from app.selection.advice.row_advice import best_entry
+from app.selection.advice.way_out import way_out
 from app.selection.prediction import Prediction, rank_and_place
 from app.selection.ranking import RuntimeChecks, rank_runtimes
 from app.selection.values import versions_match
-from app.selection.way_out import WayOut, exclusion_summary, way_out, way_outs
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 _KEY = re.compile(r'([^.\[]+)|\["([^"]*)"\]')

@@ -35,7 +35,7 @@ REASON_ONE_BOUND = "modelSizeRange sets only one bound; OME before v1.3 needs bo
 CHECK_DISABLED, CHECK_ACCELERATOR, CHECK_MODE, CHECK_FORMAT, CHECK_SIZE = 1, 2, 3, 4, 5
 CHECK_AUTOSELECT, CHECK_SCORE = 6, 7
 
-# Short, stable labels of the failures, by which the ``No`` rows are grouped (way_out.py), in
+# Short, stable labels of the failures, by which the ``No`` rows are grouped (advice/way_out.py), in
 # the order of the checks; check 4 is labelled by the part of §3.2 its nearest entry fails
 # (ENTRY_LABELS), check 7 by its text (autoSelect on the matching entry, or the score).
 LABEL_DISABLED = "disabled"

@@ -48,7 +48,7 @@ class EntryRef:
 
 # A cluster's runtimes name a handful of formats and frameworks, thousands of times: the same
 # (frozen) EntryRef serves every entry that names the same one, which also lets the way out's
-# per-request memo key on identity (way_out.py). Bounded: cleared when full.
+# per-request memo key on identity (advice/way_out.py). Bounded: cleared when full.
 _REFS: dict[tuple[str, str | None, str | None, int], EntryRef] = {}
 _MAX_REFS = 4096
 

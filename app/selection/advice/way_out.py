@@ -13,19 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .changes import (
-    ACCELERATOR_CLASSES,
-    AUTO_SELECT,
-    DECODER_MODE,
-    DISABLED,
-    ENGINE_MODE,
-    SIZE_MAX,
-    SIZE_MIN,
-    Change,
-    apply_to_entry,
-)
-from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
-from .ranking import (
+from ..ranking import (
     CHECK_ACCELERATOR,
     CHECK_AUTOSELECT,
     CHECK_DISABLED,
@@ -40,6 +28,7 @@ from .ranking import (
     LABEL_NO_FORMATS,
     LABEL_SCORE,
     LABEL_SIZE,
+    LABELS,
     Ranking,
     RuntimeChecks,
     RuntimeRow,
@@ -48,7 +37,19 @@ from .ranking import (
     score_key,
     valid_mode,
 )
-from .values import Entry, Runtime, checked, parse_size, quick_init
+from ..values import Entry, Runtime, checked, parse_size, quick_init
+from .changes import (
+    ACCELERATOR_CLASSES,
+    AUTO_SELECT,
+    DECODER_MODE,
+    DISABLED,
+    ENGINE_MODE,
+    SIZE_MAX,
+    SIZE_MIN,
+    Change,
+    apply_to_entry,
+)
+from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
 
 ROWS_PER_CHECK = 8  # a row's way out costs tens of microseconds per entry
 
@@ -289,14 +290,13 @@ def _unique(labels: list[str]) -> list[str]:
 def exclusion_summary(rows: tuple[RuntimeRow, ...], outs: tuple[WayOut | None, ...]) -> str | None:
     """One line: how many runtimes do not qualify, grouped by reason (in the order of the
     checks), and the one with the fewest changes to make (ties: the rows' order, §5)."""
-    from .ranking import LABELS  # the fixed order of the groups
-
     found = [(row, out) for row, out in zip(rows, outs, strict=True) if out is not None]
     if not found:
         return None
     counts: dict[str, int] = {}
     for _, out in found:
         counts[out.label] = counts.get(out.label, 0) + 1
+    # the groups in the fixed order of the checks' labels
     groups = ", ".join(f"{label} ×{counts[label]}" for label in LABELS if label in counts)
     count = len(found)
     text = f"{count} runtime{'' if count == 1 else 's'} excluded: {groups}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import attrgetter
 
-from .values import Entry, EntryRef, quick_init, shared_entry_ref
+from ..values import Entry, EntryRef, quick_init, shared_entry_ref
 
 Value = str | bool | int | tuple[str, ...] | None
 

@@ -6,17 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .changes import (
-    ARCHITECTURE,
-    CACHE_PROVIDERS,
-    DIFFUSION,
-    FORMAT,
-    FRAMEWORK,
-    QUANTIZATION,
-    Change,
-    apply_to_entry,
-)
-from .ranking import (
+from ..ranking import (
     LABEL_ARCHITECTURE,
     LABEL_DIFFUSION,
     LABEL_FORMAT_NAME,
@@ -33,7 +23,17 @@ from .ranking import (
     model_format,
     supports_cache_provider,
 )
-from .values import GREATER_THAN, Entry, EntryRef, Model, ModelRef, parse_version, versions_match
+from ..values import GREATER_THAN, Entry, EntryRef, Model, ModelRef, parse_version, versions_match
+from .changes import (
+    ARCHITECTURE,
+    CACHE_PROVIDERS,
+    DIFFUSION,
+    FORMAT,
+    FRAMEWORK,
+    QUANTIZATION,
+    Change,
+    apply_to_entry,
+)
 
 _UINT64_MAX = 2**64 - 1
 NO_PROVIDER = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict
 
-from .ranking import (
+from ..ranking import (
     CHECK_AUTOSELECT,
     RuntimeChecks,
     RuntimeRow,
@@ -14,7 +14,7 @@ from .ranking import (
     distance_order,
     name_scope_key,
 )
-from .values import Entry, Runtime, checked, quick_init
+from ..values import Entry, Runtime, checked, quick_init
 
 
 class PriorityToWin(TypedDict):
