@@ -1,8 +1,9 @@
-"""After the runtime (rules §20): the entry, the accelerator class per component and what the
-pods get, as pure functions over plain values, beside the selection rules."""
+"""After the runtime (rules §20; OME's ``pkg/acceleratorclassselector`` and the controller that
+applies the entry): the entry, the accelerator class per component and what the pods get, on
+the runtime a ranking selects."""
 
 from .components import ClassView, requested_class, requested_policy
-from .placement import RuntimeRead, place, read_selected_runtime
+from .inputs import accelerator_request, placement_of, runtime_extras
 from .results import (
     ACCELERATOR_CLASS_NOT_FOUND,
     BEST_FIT_WITHOUT_CONSTRAINTS,
@@ -12,7 +13,7 @@ from .results import (
     PlacementEntry,
     PlacementError,
 )
-from .wiring import accelerator_request, placement_of, runtime_extras
+from .selected import RuntimeRead, place, read_selected_runtime
 
 __all__ = [
     "ACCELERATOR_CLASS_NOT_FOUND",

@@ -3,7 +3,7 @@ the document, with every quantity parsed exactly.
 
 The schemas check the document's shape first; ``AcceleratorClass.from_mapping`` still refuses,
 with ``PlacementDocumentError`` naming the field, what OME cannot read (a quantity outside the
-CRD's pattern or beyond int64, rules §20.10 item 19), so the wiring can answer
+CRD's pattern or beyond int64, rules §20.10 item 19), so the schemas can answer
 ``InvalidDocument`` with the field's path.
 """
 

@@ -11,7 +11,7 @@ import pytest
 from app.schemas.requests import load_rank_request
 from app.selection.placement import ClassView, ComponentPlacement, Placement
 from app.selection.placement.components import ComponentContext, place_component
-from app.selection.placement.placement import predict_placement
+from app.selection.placement.selected import predict_placement
 from app.selection.ranking import rank_runtimes
 from app.selection.values import (
     AcceleratorClass,

@@ -13,8 +13,8 @@ from ..values import (
     RuntimeExtras,
     classes_known,
 )
-from .placement import predict_placement
 from .results import Placement
+from .selected import predict_placement
 
 
 def runtime_extras(runtime: Runtime) -> RuntimeExtras:
