@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterator
 
 from app.schemas.objects import load_object
 from app.schemas.requests import load_rank_request
-from app.selection import admission, catalog
+from app.selection import catalog
+from app.selection.admission import judgement as admission
 from app.selection.advice import row_advice as advice
 from app.selection.ranking import selector as ranking
 from app.selection.values import RankRequest, budget

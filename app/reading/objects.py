@@ -11,9 +11,8 @@ from app.schemas import crd
 from app.schemas.accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_identity_schema
 from app.schemas.objects import CLUSTER_SCOPED, DEFAULT_NAMESPACE, load_object
 from app.schemas.requests import load_document
-from app.selection.findings import ERROR, Finding
+from app.selection.admission import ERROR, Finding
 from app.selection.ranking import repeat_warnings
-from app.selection.service_rules import get
 from app.selection.values import (
     AcceleratorClass,
     InferenceService,
@@ -24,6 +23,7 @@ from app.selection.values import (
     Runtime,
     checked,
     checkpoint,
+    get,
 )
 from app.store import StoredObject
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.selection.findings import ERROR, INFO, WARNING, Admission, Finding
+from app.selection.admission import ERROR, INFO, WARNING, Admission, Finding
 
 from .encode import counted, printable
 

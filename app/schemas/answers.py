@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from app.selection.findings import ERROR, INFO, WARNING
+from app.selection.admission import ERROR, INFO, WARNING
 
 from .api import SCOPES
 from .fields import BoundedString

@@ -56,7 +56,7 @@ from .documents import (
 )
 from .frozen import quick_init
 from .gotext import go_list, go_quote
-from .json_values import NOT_JSON, is_json_value
+from .json_values import NOT_JSON, get, is_json_value
 from .quantities import GIB, Quantity, QuantityError, parse_quantity
 from .request_objects import OtherObject, RepeatedObject
 from .sizes import format_parameters, is_plain_size, parse_size
@@ -121,6 +121,7 @@ __all__ = [
     "find_inference_service",
     "find_model",
     "format_parameters",
+    "get",
     "go_list",
     "go_quote",
     "is_json_value",

@@ -1,10 +1,12 @@
 """Values kept as written (a class's affinity, an entry's ``acceleratorConfig``): what the rules
 pass on whole must be what the API server could hold, JSON, so that every store keeps it and
-gives it back unchanged."""
+gives it back unchanged. And how the rules read a manifest as written, a field at a path."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 NOT_JSON = "must hold JSON values only: no NaN or infinity"
 
@@ -21,3 +23,12 @@ def is_json_value(value: object) -> bool:
     if type(value) is dict:
         return all(type(key) is str and is_json_value(item) for key, item in value.items())
     return False
+
+
+def get(value: Any, *path: str) -> Any:
+    """``value[path…]``, None where a step is absent or not a mapping."""
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value

@@ -19,16 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .findings import INFO, Finding, Refusal
-from .ranking import (
+from ..ranking import (
     CLUSTER_SERVING_RUNTIME,
     DEPLOYMENT_MODES,
     SERVING_RUNTIME,
     InheritanceError,
     resolve_chain,
 )
-from .service_rules import autoscaler_block, get, scaling_policy
-from .values import (
+from ..values import (
     GREATER_THAN,
     GREATER_THAN_OR_EQUAL,
     KNOWN_OPERATORS,
@@ -38,12 +36,15 @@ from .values import (
     SizeRange,
     checkpoint,
     format_parameters,
+    get,
     go_list,
     go_quote,
     is_plain_size,
     parse_size,
     parse_version,
 )
+from .findings import INFO, Finding, Refusal
+from .service_rules import autoscaler_block, scaling_policy
 
 AUTO_SELECT_NOTE = (
     "no supportedModelFormats[] entry has autoSelect: true, so OME never auto-selects it"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .values import go_quote
+from ..values import go_quote
 
 PVC, STAGE = "pvc://", "stage://"
 _NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")

@@ -10,7 +10,7 @@ cluster the others are judged against, as every object is; what OME's webhook wo
 it follows its error, as ``AlsoRefused`` infos (rules §18: one error per object, as kubectl
 shows it).
 
-The webhooks' rules: ``runtime_admission`` (runtimes), ``service_admission`` and
+The webhooks' rules: ``runtimes`` (runtimes), ``models`` (models), ``services`` and
 ``service_rules`` (InferenceServices); what OME reads otherwise of the accelerator fields:
 ``accelerator_notes``.
 """
@@ -22,27 +22,8 @@ from typing import Any
 
 from packaging.version import Version
 
-from .accelerator_notes import (
-    class_notes,
-    effective_list,
-    runtime_accelerator_notes,
-    service_accelerator_notes,
-)
-from .findings import ERROR, INFO, WARNING, Admission, Finding, Refusal, finding_order, refused
-from .model_admission import model_refusals
-from .overlaps import overlap_notes
-from .ranking import KIND_AND_INHERITANCE_SINCE
-from .runtime_admission import (
-    ParentFinder,
-    Peers,
-    different_priorities,
-    runtime_notes,
-    runtime_refusals,
-    same_priority,
-    size_note,
-)
-from .service_admission import ServiceContext, SharedAnswers, asked_question, service_verdict
-from .values import (
+from ..ranking import KIND_AND_INHERITANCE_SINCE
+from ..values import (
     CatalogView,
     Document,
     InferenceService,
@@ -53,7 +34,24 @@ from .values import (
     go_list,
     object_key,
 )
-from .values import checked as each_checked
+from ..values import checked as each_checked
+from .accelerator_notes import (
+    class_notes,
+    effective_list,
+    runtime_accelerator_notes,
+    service_accelerator_notes,
+)
+from .findings import INFO, WARNING, Admission, Finding, Refusal, finding_order, refused
+from .models import model_refusals
+from .overlaps import overlap_notes
+from .runtimes import (
+    ParentFinder,
+    Peers,
+    runtime_notes,
+    runtime_refusals,
+    size_note,
+)
+from .services import ServiceContext, SharedAnswers, asked_question, service_verdict
 
 Manifests = Mapping[ObjectKey, Mapping[str, Any]]
 
@@ -235,17 +233,3 @@ def admit(
         if finding.severity != WARNING or key not in schema_refusals:
             findings.append(finding)
     return Admission(tuple(sorted(findings, key=finding_order)))
-
-
-__all__ = [
-    "ERROR",
-    "INFO",
-    "WARNING",
-    "Admission",
-    "Finding",
-    "Runtime",
-    "admit",
-    "different_priorities",
-    "planned_admission_rankings",
-    "same_priority",
-]

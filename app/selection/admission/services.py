@@ -15,8 +15,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from .findings import Refusal
-from .ranking import (
+from ..ranking import (
     CLUSTER_SERVING_RUNTIME,
     KIND_AND_INHERITANCE_SINCE,
     Question,
@@ -25,23 +24,24 @@ from .ranking import (
     question_of,
     rank_runtimes,
 )
-from .service_rules import (
-    deployment_strategy_warnings,
-    get,
-    overlay_names,
-    overlay_refusals,
-    pvc_namespace_refusal,
-    runtime_pin_refusal,
-    shape_refusals,
-)
-from .values import (
+from ..values import (
     InferenceService,
     Model,
     ModelLookup,
     RankRequest,
     Runtime,
+    get,
     go_quote,
     model_not_found,
+)
+from .findings import Refusal
+from .service_rules import (
+    deployment_strategy_warnings,
+    overlay_names,
+    overlay_refusals,
+    pvc_namespace_refusal,
+    runtime_pin_refusal,
+    shape_refusals,
 )
 
 MODEL_OR_RUNTIME = "at least one of spec.model or spec.runtime must be set"

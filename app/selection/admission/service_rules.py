@@ -10,9 +10,9 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..values import InferenceService, Model, get, go_quote, parse_go_int
 from .findings import Refusal
 from .storage_uris import PVC, parse_pvc
-from .values import InferenceService, Model, go_quote, parse_go_int
 
 COMPONENTS = ("engine", "decoder", "router")
 NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
@@ -31,15 +31,6 @@ METRIC_TYPES = {
     "External": "external",
     "ContainerResource": "containerResource",
 }
-
-
-def get(value: Any, *path: str) -> Any:
-    """``value[path…]``, None where a step is absent or not a mapping."""
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
 
 
 def _is_int(value: Any) -> bool:

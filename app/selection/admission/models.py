@@ -7,10 +7,9 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any
 
+from ..values import get, go_quote
 from .findings import Refusal
-from .service_rules import get
 from .storage_uris import PVC, STAGE, parse_pvc
-from .values import go_quote
 
 
 def _pvc(spec: Any, uri: str, cluster: bool) -> str | None:

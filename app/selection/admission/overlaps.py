@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from ..ranking import ZERO_FORMAT_WEIGHT, ZERO_FRAMEWORK_WEIGHT
+from ..values import Entry, EntryRef, Runtime, checkpoint, parse_size
 from .findings import INFO, Finding
-from .ranking import ZERO_FORMAT_WEIGHT, ZERO_FRAMEWORK_WEIGHT
-from .values import Entry, EntryRef, Runtime, checkpoint, parse_size
 
 CODE = "OverlappingAutoSelect"
 RefKey = tuple[str, str | None, str | None] | None

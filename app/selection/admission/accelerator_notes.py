@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .findings import INFO, Finding
-from .placement import BEST_FIT_WITHOUT_CONSTRAINTS, requested_class, requested_policy
-from .ranking import InheritanceError, effective_runtime, resolve_chain
-from .service_rules import get
-from .values import (
+from ..placement import BEST_FIT_WITHOUT_CONSTRAINTS, requested_class, requested_policy
+from ..ranking import InheritanceError, effective_runtime, resolve_chain
+from ..values import (
     ACCELERATOR_CLASS,
     BEST_FIT,
     DECODER,
@@ -26,9 +24,11 @@ from .values import (
     QuantityError,
     Runtime,
     Selector,
+    get,
     go_quote,
     parse_quantity,
 )
+from .findings import INFO, Finding
 
 # rules §20.7: the fields of a runtime's acceleratorRequirements that OME never reads, in the
 # CRD's order.
