@@ -42,7 +42,7 @@ from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answe
 from app.schemas.answers import SelectionsSchema
 from app.schemas.api import RankResponseSchema, SelectResponseSchema
 from app.schemas.requests import load_rank_request
-from app.selection.catalog import planned_placements, planned_rankings, selections
+from app.selection.questions import planned_placements, planned_rankings, selections
 from app.selection.ranking import target_namespace
 from app.selection.values import (
     RankRequest,

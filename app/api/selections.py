@@ -21,7 +21,7 @@ from app.http.query import read_with_query
 from app.http.respond import respond, selections_answer, wanted_output
 from app.rendering.selections import ignored_body
 from app.schemas.answers import SelectionsSchema
-from app.selection.catalog import (
+from app.selection.questions import (
     planned_placements,
     planned_rankings,
     selections,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.selection.catalog import SelectionRow
 from app.selection.placement import Placement
 from app.selection.prediction import Prediction
+from app.selection.questions import SelectionRow
 from app.selection.values import checked
 
 from .answers import select_answer

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from app.selection.catalog import SelectionRow
 from app.selection.placement import ComponentPlacement
+from app.selection.questions import SelectionRow
 from app.selection.values import OtherObject
 
 from .encode import text_table

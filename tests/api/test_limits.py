@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 import app.selection.admission.services as admission
-import app.selection.catalog as catalog
+import app.selection.questions.outcomes as catalog
 from app.selection.values import budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
 from tests.clock import TickingClock

@@ -44,13 +44,7 @@ from .accelerator_notes import (
 from .findings import INFO, WARNING, Admission, Finding, Refusal, finding_order, refused
 from .models import model_refusals
 from .overlaps import overlap_notes
-from .runtimes import (
-    ParentFinder,
-    Peers,
-    runtime_notes,
-    runtime_refusals,
-    size_note,
-)
+from .runtimes import ParentFinder, Peers, runtime_notes, runtime_refusals, size_note
 from .services import ServiceContext, SharedAnswers, asked_question, service_verdict
 
 Manifests = Mapping[ObjectKey, Mapping[str, Any]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from .placement import (
+from ..placement import (
     ClassView,
     Placement,
     RuntimeRead,
@@ -16,8 +16,8 @@ from .placement import (
     read_selected_runtime,
     runtime_extras,
 )
-from .ranking import Question, Ranking, Selection, question_of, rank_runtimes, text_key
-from .values import (
+from ..ranking import Question, Ranking, Selection, question_of, rank_runtimes, text_key
+from ..values import (
     DEFAULT_NAMESPACE,
     AcceleratorRequest,
     CatalogView,
