@@ -10,14 +10,14 @@ from typing import Any
 from app.cache.framing import CachedAnswer
 from app.errors import (
     MODEL_NOT_READY_HINT,
-    SELECTION_ERRORS,
     ApiError,
     ModelNotReady,
     NoRuntimeFound,
     error_body,
+    selection_error,
 )
 from app.selection.prediction import Prediction
-from app.selection.ranking import Ranking
+from app.selection.ranking import Ranking, SelectionErrorCode
 
 from .encode import to_json, to_yaml
 from .ranking import excluded_reasons, explain_table, ranking_body, select_body
@@ -47,7 +47,7 @@ def error_answer(error: ApiError) -> Answer:
 
 def _model_not_ready(ranking: Ranking) -> Answer | None:
     error = ranking.error
-    if error is None or error.code != ModelNotReady.code:
+    if error is None or error.code is not SelectionErrorCode.MODEL_NOT_READY:
         return None
     return error_answer(ModelNotReady(error.message, hint=MODEL_NOT_READY_HINT))
 
@@ -73,7 +73,7 @@ def select_answer(prediction: Prediction) -> Answer:
         return refused
     error = ranking.error
     if error is not None:
-        return error_answer(SELECTION_ERRORS[error.code](error.message))
+        return error_answer(selection_error(error.code)(error.message))
     if ranking.selected is None:
         return error_answer(NoRuntimeFound(ranking.message, excluded=excluded_reasons(ranking)))
     return Answer(200, JSON_MIME, to_json(select_body(prediction)))

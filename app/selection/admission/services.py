@@ -20,6 +20,7 @@ from ..ranking import (
     KIND_AND_INHERITANCE_SINCE,
     Question,
     Ranking,
+    SelectionErrorCode,
     lookup_order,
     question_of,
     rank_runtimes,
@@ -151,7 +152,7 @@ def _overlays_found(
 
 def _model_not_found(isvc: InferenceService) -> Refusal:
     return (
-        "ModelNotFound",
+        SelectionErrorCode.MODEL_NOT_FOUND.value,
         "spec.model.name",
         f"referenced model {go_quote(str(isvc.model_name))} not found in namespace "
         f"{go_quote(str(isvc.namespace))}: ensure a BaseModel exists in this namespace or a "
@@ -187,7 +188,9 @@ def _resolve(
         # spec.model is set, with an empty name: OME looks that name up, and fails
         if isvc.runtime_name or not full_runner:
             text = f"failed to resolve model {isvc.model_name or ''}: {model_not_found('')}"
-            verdict.refusals.append(("ModelNotFound", "spec.model.name", text))
+            verdict.refusals.append(
+                (SelectionErrorCode.MODEL_NOT_FOUND.value, "spec.model.name", text)
+            )
         return
     if model is None:  # no model: a named runtime, which has to be available
         refusal = _runtime_only(isvc, manifest, context)
@@ -217,16 +220,16 @@ def _resolve(
     if isvc.runtime_name:
         if error is not None:
             message = error.message
-            if error.code != "RuntimeIncompatible":
+            if error.code is not SelectionErrorCode.RUNTIME_INCOMPATIBLE:
                 message = f"runtime {isvc.runtime_name} does not support model {name}: {message}"
-            verdict.refusals.append((error.code, "spec.runtime.name", message))
+            verdict.refusals.append((error.code.value, "spec.runtime.name", message))
             return
         advisory = [text for text in ranking.warnings if text.startswith("runtime ")]
         for text in advisory[: 0 if verdict.refusals else 1]:
             verdict.warnings.append(("ExplicitRuntimeAdvisory", "spec.runtime.name", text))
         return
     if error is not None or ranking.selected is None:
-        code = error.code if error is not None else "NoRuntimeFound"
+        code = (error.code if error is not None else SelectionErrorCode.NO_RUNTIME_FOUND).value
         shared = answers.refusals.get(question)
         if shared is None:
             reason = error.message if error is not None else ranking.message
@@ -259,5 +262,6 @@ def _runtime_only(
         if not runtime.is_disabled:
             return None
         scope = "cluster-scoped" if runtime.is_cluster else "namespace-scoped"
-        return ("RuntimeDisabled", "spec.runtime.name", f"{scope} runtime {name} is disabled")
+        refusal = SelectionErrorCode.RUNTIME_DISABLED.value
+        return (refusal, "spec.runtime.name", f"{scope} runtime {name} is disabled")
     return None

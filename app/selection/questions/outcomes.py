@@ -16,7 +16,15 @@ from ..placement import (
     read_selected_runtime,
     runtime_extras,
 )
-from ..ranking import Question, Ranking, Selection, question_of, rank_runtimes, text_key
+from ..ranking import (
+    Question,
+    Ranking,
+    Selection,
+    SelectionErrorCode,
+    question_of,
+    rank_runtimes,
+    text_key,
+)
 from ..values import (
     DEFAULT_NAMESPACE,
     AcceleratorRequest,
@@ -39,7 +47,7 @@ class SelectionRow:
     model: str | None
     selected: Selection | None
     message: str
-    error: str | None = None  # the code of OME's refusal, when there is one
+    error: SelectionErrorCode | None = None  # the code of OME's refusal, when there is one
     ranking: Ranking | None = field(default=None, compare=False)  # None: no model to rank
     placement: Placement | None = None  # rules §20.8, of this row's own InferenceService
 
@@ -51,7 +59,7 @@ def ranked_row(
     (``NoRuntimeFound`` when nothing qualifies)."""
     code = ranking.error.code if ranking.error else None
     if code is None and ranking.selected is None:
-        code = "NoRuntimeFound"
+        code = SelectionErrorCode.NO_RUNTIME_FOUND
     return SelectionRow(
         namespace, name, model, ranking.selected, ranking.message, code, ranking, placement
     )
@@ -115,7 +123,12 @@ def _resolved(
     if model is None:
         message = model_not_found(isvc.model_name)
         return SelectionRow(
-            isvc_namespace, isvc.name, isvc.model_name, None, message, "ModelNotFound"
+            isvc_namespace,
+            isvc.name,
+            isvc.model_name,
+            None,
+            message,
+            SelectionErrorCode.MODEL_NOT_FOUND,
         )
     return replace(isvc, namespace=isvc_namespace, model_name=model.name), model, isvc_namespace
 

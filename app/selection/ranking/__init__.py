@@ -43,6 +43,7 @@ from .entries import (
     supports_cache_provider,
 )
 from .entry_memo import match_key, score_key
+from .errors import SelectionErrorCode
 from .explicit import (
     CLUSTER_SERVING_RUNTIME,
     KIND_AND_INHERITANCE_SINCE,
@@ -101,6 +102,7 @@ __all__ = [
     "RuntimeChecks",
     "RuntimeRow",
     "Selection",
+    "SelectionErrorCode",
     "compatible_score",
     "configured_provider",
     "diffusion_mismatch",

@@ -12,8 +12,9 @@ from packaging.version import Version
 from ..values import InferenceService, Runtime, go_quote
 from .checks import CHECK_FORMAT, CHECK_SIZE, RuntimeChecks
 from .entries import model_format
+from .errors import SelectionError, SelectionErrorCode
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
-from .results import Selection, SelectionError
+from .results import Selection
 
 NOTE_EXPLICIT = "spec.runtime is explicit; automatic selection below is hypothetical."
 SERVING_RUNTIME = "ServingRuntime"
@@ -32,7 +33,7 @@ class ExplicitChoice:
     error: SelectionError | None = None
 
 
-def _refusal(code: str, message: str) -> ExplicitChoice:
+def _refusal(code: SelectionErrorCode, message: str) -> ExplicitChoice:
     return ExplicitChoice(None, message, (), SelectionError(code, message))
 
 
@@ -108,16 +109,16 @@ def explicit_choice(
             message = f"ServingRuntime {name} not found in namespace {namespace}"
         else:
             message = f"runtime {name} not found in namespace {namespace} or at cluster scope"
-        return _refusal("RuntimeNotFound", message)
+        return _refusal(SelectionErrorCode.RUNTIME_NOT_FOUND, message)
 
     chain = named_chain(found, candidates, modern)
     if isinstance(chain, InheritanceError):
-        return _refusal("RuntimeInheritanceError", chain.message)
+        return _refusal(SelectionErrorCode.RUNTIME_INHERITANCE_ERROR, chain.message)
     effective = effective_runtime(chain)
 
     if effective.is_disabled:
         scope = "cluster-scoped" if found.is_cluster else "namespace-scoped"
-        return _refusal("RuntimeDisabled", f"{scope} runtime {name} is disabled")
+        return _refusal(SelectionErrorCode.RUNTIME_DISABLED, f"{scope} runtime {name} is disabled")
 
     warnings: tuple[str, ...] = ()
     support = checks.support(effective)
@@ -127,7 +128,7 @@ def explicit_choice(
         if model.is_sharded:
             # OME's webhook refuses a sharded model on a runtime that cannot load it.
             return _refusal(
-                "RuntimeIncompatible",
+                SelectionErrorCode.RUNTIME_INCOMPATIBLE,
                 f"runtime {name} does not support model {model.name}: {error}",
             )
         warnings = (

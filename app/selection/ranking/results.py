@@ -9,6 +9,7 @@ from typing import cast
 
 from ..values import Model, Runtime
 from .checks import RuntimeChecks, RuntimeRow
+from .errors import SelectionError
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,16 +30,6 @@ class Selection:
     scope: str
     score: int
     explicit: bool
-
-
-@dataclass(frozen=True, slots=True)
-class SelectionError:
-    """An answer OME gives as an error (rules §7, §15): ``RuntimeNotFound``,
-    ``RuntimeDisabled``, ``RuntimeInheritanceError``, ``RuntimeIncompatible`` or
-    ``ModelNotReady``; ``message`` is OME's text."""
-
-    code: str
-    message: str
 
 
 @dataclass(frozen=True, slots=True)

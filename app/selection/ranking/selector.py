@@ -20,12 +20,12 @@ from ..values import (
 from .checks import RuntimeChecks, RuntimeRow, compatible_score
 from .constraints import requested_modes, required_accelerator_classes
 from .entries import model_format
+from .errors import SelectionError, SelectionErrorCode
 from .explicit import NOTE_EXPLICIT, explicit_choice
 from .results import (
     IgnoredObject,
     Ranking,
     Selection,
-    SelectionError,
     distance_order,
     name_scope_key,
     text_key,
@@ -212,7 +212,7 @@ def rank_runtimes(request: RankRequest) -> Ranking:
             rows=(),
             warnings=tuple(warnings),
             notes=(),
-            error=SelectionError("ModelNotReady", MODEL_NOT_READY),
+            error=SelectionError(SelectionErrorCode.MODEL_NOT_READY, MODEL_NOT_READY),
             **common,
         )
 
