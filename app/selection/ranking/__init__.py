@@ -43,7 +43,6 @@ from .entries import (
     supports_cache_provider,
 )
 from .entry_memo import match_key, score_key
-from .errors import SelectionErrorCode
 from .explicit import (
     CLUSTER_SERVING_RUNTIME,
     KIND_AND_INHERITANCE_SINCE,
@@ -54,6 +53,7 @@ from .explicit import (
 )
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
 from .results import Ranking, Selection, distance_order, name_key, name_scope_key, text_key
+from .selection_errors import SelectionErrorCode
 from .selector import (
     Question,
     is_candidate,

@@ -12,9 +12,9 @@ from packaging.version import Version
 from ..values import InferenceService, Runtime, go_quote
 from .checks import CHECK_FORMAT, CHECK_SIZE, RuntimeChecks
 from .entries import model_format
-from .errors import SelectionError, SelectionErrorCode
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
 from .results import Selection
+from .selection_errors import SelectionError, SelectionErrorCode
 
 NOTE_EXPLICIT = "spec.runtime is explicit; automatic selection below is hypothetical."
 SERVING_RUNTIME = "ServingRuntime"

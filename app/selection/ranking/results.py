@@ -9,7 +9,7 @@ from typing import cast
 
 from ..values import Model, Runtime
 from .checks import RuntimeChecks, RuntimeRow
-from .errors import SelectionError
+from .selection_errors import SelectionError
 
 
 @dataclass(frozen=True, slots=True)

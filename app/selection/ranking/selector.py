@@ -20,7 +20,6 @@ from ..values import (
 from .checks import RuntimeChecks, RuntimeRow, compatible_score
 from .constraints import requested_modes, required_accelerator_classes
 from .entries import model_format
-from .errors import SelectionError, SelectionErrorCode
 from .explicit import NOTE_EXPLICIT, explicit_choice
 from .results import (
     IgnoredObject,
@@ -30,6 +29,7 @@ from .results import (
     name_scope_key,
     text_key,
 )
+from .selection_errors import SelectionError, SelectionErrorCode
 from .warnings import repeat_warnings, size_warnings, unused_size_range_warning
 
 # A deadline check every 32 runtimes: far enough apart to cost nothing next to their rows, close
