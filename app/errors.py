@@ -9,7 +9,9 @@ same body for what never reaches the application.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, assert_never
+
+from app.selection.ranking import SelectionErrorCode
 
 
 class ApiError(Exception):
@@ -66,20 +68,20 @@ class NoRuntimeFound(ApiError):
     """Nothing qualifies: `message` is OME's no-runtime text, `excluded` maps each excluded runtime
     to its reason."""
 
-    status, code = 422, "NoRuntimeFound"
+    status, code = 422, SelectionErrorCode.NO_RUNTIME_FOUND.value
 
 
 class RuntimeNotFound(ApiError):
     """The InferenceService's `spec.runtime.name` names no runtime where its `spec.runtime.kind`
     looks."""
 
-    status, code = 404, "RuntimeNotFound"
+    status, code = 404, SelectionErrorCode.RUNTIME_NOT_FOUND.value
 
 
 class RuntimeDisabled(ApiError):
     """The runtime the InferenceService names is disabled."""
 
-    status, code = 422, "RuntimeDisabled"
+    status, code = 422, SelectionErrorCode.RUNTIME_DISABLED.value
 
 
 class DeadlineExceeded(ApiError):
@@ -122,20 +124,20 @@ class UnsupportedTransferCoding(ApiError):
 class RuntimeInheritanceError(ApiError):
     """The named runtime's `inherit-from` chain cannot be resolved."""
 
-    status, code = 422, "RuntimeInheritanceError"
+    status, code = 422, SelectionErrorCode.RUNTIME_INHERITANCE_ERROR.value
 
 
 class RuntimeIncompatible(ApiError):
     """The named runtime does not support the model; `message` is OME's reason."""
 
-    status, code = 422, "RuntimeIncompatible"
+    status, code = 422, SelectionErrorCode.RUNTIME_INCOMPATIBLE.value
 
 
 class ModelNotReady(ApiError):
     """The model has no `modelFormat.name` yet: `message` is OME's refusal, `hint` says what fills
     it."""
 
-    status, code = 422, "ModelNotReady"
+    status, code = 422, SelectionErrorCode.MODEL_NOT_READY.value
 
 
 # rules §15: what the user can do about a model that is not Ready.
@@ -150,7 +152,7 @@ class ModelNotFound(ApiError):
     """The InferenceService (or the query) names a model that is not there: OME's model lookup
     fails."""
 
-    status, code = 404, "ModelNotFound"
+    status, code = 404, SelectionErrorCode.MODEL_NOT_FOUND.value
 
 
 # Stored catalogs (rules §17).
@@ -208,17 +210,39 @@ class StoreUnavailable(ApiError):
     headers = {"Retry-After": "5"}
 
 
-# rules §7, §15: the errors OME answers, by the code selection reports them with.
-SELECTION_ERRORS: dict[str, type[ApiError]] = {
-    error.code: error
-    for error in (
-        RuntimeNotFound,
-        RuntimeDisabled,
-        RuntimeInheritanceError,
-        RuntimeIncompatible,
-        ModelNotReady,
+def selection_error(code: SelectionErrorCode) -> type[ApiError]:
+    """rules §7, §15, §17: the error each of OME's refusals answers with, one for each code
+    (mypy checks that no code is left without its case)."""
+    match code:
+        case SelectionErrorCode.MODEL_NOT_READY:
+            return ModelNotReady
+        case SelectionErrorCode.RUNTIME_NOT_FOUND:
+            return RuntimeNotFound
+        case SelectionErrorCode.RUNTIME_DISABLED:
+            return RuntimeDisabled
+        case SelectionErrorCode.RUNTIME_INHERITANCE_ERROR:
+            return RuntimeInheritanceError
+        case SelectionErrorCode.RUNTIME_INCOMPATIBLE:
+            return RuntimeIncompatible
+        case SelectionErrorCode.NO_RUNTIME_FOUND:
+            return NoRuntimeFound
+        case SelectionErrorCode.MODEL_NOT_FOUND:
+            return ModelNotFound
+        case _:
+            assert_never(code)
+
+
+# rules §7, §15: the codes a ranking answers as its error, which /v1/select reports as errors.
+SELECTION_ERRORS = tuple(
+    selection_error(code).code
+    for code in (
+        SelectionErrorCode.RUNTIME_NOT_FOUND,
+        SelectionErrorCode.RUNTIME_DISABLED,
+        SelectionErrorCode.RUNTIME_INHERITANCE_ERROR,
+        SelectionErrorCode.RUNTIME_INCOMPATIBLE,
+        SelectionErrorCode.MODEL_NOT_READY,
     )
-}
+)
 
 
 # Werkzeug's own errors (404, 405 …) keep their status under a stable code.

@@ -5,7 +5,7 @@ least any JSON service must do with those bytes. The cold request is sent with
 ``Cache-Control: no-cache`` (SPEC §16: skip the reads, still store the answer), so it does
 everything a cache miss does except two lookups, on the in-process cache backend, so that the
 figure does not depend on Redis. Its stages are timed directly, in the same rounds:
-decoding (``decode_json_body``), validation (``load_rank_request``), ranking (``rank_runtimes``),
+decoding (``decode_json_body``), validation (``load_rank_request``), ranking (``rank_and_place``),
 rendering (``ranking_body`` + ``to_json``), and the cache's own work on a miss (both keys, the
 compressed frame); the rest of the request (Flask, routing, observability) is the remainder.
 """
@@ -22,6 +22,7 @@ from app.reading.decoding import decode_json_body
 from app.rendering.encode import to_json
 from app.rendering.ranking import ranking_body
 from app.schemas.requests import load_rank_request
+from app.selection.prediction import rank_and_place
 from app.selection.ranking import rank_runtimes
 
 from .report import Table
@@ -62,9 +63,9 @@ class StagedRequest:
         t1 = clock()
         request = load_rank_request(body, {})
         t2 = clock()
-        ranking = rank_runtimes(request)
+        prediction = rank_and_place(request)
         t3 = clock()
-        answer = to_json(ranking_body(ranking))
+        answer = to_json(ranking_body(prediction))
         t4 = clock()
         keys.request_key(
             self.prefix,
@@ -202,7 +203,7 @@ def cold_requests(
         )
     shares.notes.append(
         "stages timed directly in the same rounds (decode_json_body, load_rank_request, "
-        "rank_runtimes, ranking_body+to_json, request_key+ranking_key+FrameCodec.encode); "
+        "rank_and_place, ranking_body+to_json, request_key+ranking_key+FrameCodec.encode); "
         "'Flask+rest' = median over rounds of (request - its stages) (routing, Accept and "
         "Cache-Control parsing, the observability hooks and log lines, the LRU store); shares "
         "are of the cold median, so with noise they need not add up to exactly 100 %"

@@ -26,8 +26,11 @@ from collections.abc import Callable, Iterator
 
 from app.schemas.objects import load_object
 from app.schemas.requests import load_rank_request
-from app.selection import admission, advice, budget, catalog, ranking
-from app.selection.documents import RankRequest
+from app.selection.admission import judgement as admission
+from app.selection.advice import row_advice as advice
+from app.selection.questions import outcomes as catalog
+from app.selection.ranking import selector as ranking
+from app.selection.values import CatalogView, RankRequest, budget
 
 from .manifests import model_manifest, rank_request_body
 from .report import Table
@@ -112,7 +115,7 @@ def workloads() -> dict[str, Callable[[], object]]:
     models, services = tuple(models), tuple(services)
 
     half = MODELS // 2  # half the models through InferenceServices, half alone
-    partly_named = catalog.CatalogView(runtimes, models, services[:half])
+    partly_named = CatalogView(runtimes, models, services[:half])
 
     def selections() -> None:
         catalog.selections(partly_named)
@@ -124,7 +127,7 @@ def workloads() -> dict[str, Callable[[], object]]:
         ),
         f"selections, {MODELS} models × 200 runtimes": selections,
         f"lint, {MODELS} InferenceServices × 200 runtimes": lambda: admission.admit(
-            catalog.CatalogView(runtimes, models, services)
+            CatalogView(runtimes, models, services)
         ),
     }
 

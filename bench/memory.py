@@ -90,7 +90,7 @@ def _stage_peaks(raw: bytes) -> dict[str, int]:
     from app.rendering.encode import to_json
     from app.rendering.ranking import ranking_body
     from app.schemas.requests import load_rank_request
-    from app.selection.ranking import rank_runtimes
+    from app.selection.prediction import rank_and_place
 
     peaks = {}
     tracemalloc.reset_peak()
@@ -103,10 +103,10 @@ def _stage_peaks(raw: bytes) -> dict[str, int]:
     gc.collect()
     peaks["validated_live"] = tracemalloc.get_traced_memory()[0]
     tracemalloc.reset_peak()
-    ranking = rank_runtimes(request)
+    prediction = rank_and_place(request)
     peaks["rank_peak"] = tracemalloc.get_traced_memory()[1]
     tracemalloc.reset_peak()
-    to_json(ranking_body(ranking))
+    to_json(ranking_body(prediction))
     peaks["render_peak"] = tracemalloc.get_traced_memory()[1]
     return peaks
 

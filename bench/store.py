@@ -30,8 +30,8 @@ import redis
 from app.schemas.documents import model_document_schema, runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
 from app.schemas.requests import load_rank_request
-from app.selection.documents import RankRequest
 from app.selection.ranking import rank_runtimes
+from app.selection.values import RankRequest
 from app.store import CatalogStore, ClusterSettings, StoredObject, codec
 from app.store.redis import RedisCatalogStore
 from app.store.sqlite import SqliteCatalogStore

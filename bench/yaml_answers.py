@@ -17,7 +17,7 @@ import yaml
 from app.rendering.encode import to_json, to_yaml
 from app.rendering.ranking import ranking_body
 from app.schemas.requests import load_rank_request
-from app.selection.ranking import rank_runtimes
+from app.selection.prediction import rank_and_place
 
 from .manifests import rank_request_body
 from .report import Table
@@ -27,7 +27,7 @@ SIZES = (1_000, 10_000)
 
 
 def answer_of(runtimes: int) -> dict:
-    return ranking_body(rank_runtimes(load_rank_request(rank_request_body(runtimes), {})))
+    return ranking_body(rank_and_place(load_rank_request(rank_request_body(runtimes), {})))
 
 
 def measure(sizes: tuple[int, ...], budget: Budget) -> Table:

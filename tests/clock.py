@@ -1,12 +1,12 @@
 """Clocks for tests that no busy machine can make late or early: ``TickingClock`` for the request
-deadline (app/selection/budget.py), each reading one tick later, so "stopped after N checks" is
-exact; ``ManualClock``, moved by hand, for the cache's cool-downs."""
+deadline (app/selection/values/budget.py), each reading one tick later, so "stopped after N
+checks" is exact; ``ManualClock``, moved by hand, for the cache's cool-downs."""
 
 from __future__ import annotations
 
 
 class TickingClock:
-    """Stands in for the ``time`` module of ``app.selection.budget``."""
+    """Stands in for the ``time`` module of ``app.selection.values.budget``."""
 
     def __init__(self) -> None:
         self.now = 0.0

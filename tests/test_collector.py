@@ -45,7 +45,7 @@ def test_the_app_runs_with_the_collector_off_and_it_is_back_on_after(make_app):
 
 
 def test_a_ranking_request_runs_with_the_collector_off(make_app, monkeypatch):
-    from app.selection import ranking
+    from app.selection.ranking import selector as ranking
 
     seen = []
     real = ranking.RuntimeChecks

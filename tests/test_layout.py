@@ -1,6 +1,7 @@
-"""The shape of the code, checked: no module reaches into another's private names, and one module
-owns the per-request state (``flask.g``). mypy and the import contracts (pyproject.toml) run
-beside the tests in ``make test``."""
+"""The shape of the code, checked: no module reaches into another's private names, a package of
+the rules is imported through its face (its ``__init__``) only, and one module owns the
+per-request state (``flask.g``). mypy and the import contracts (pyproject.toml) run beside the
+tests in ``make test``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ SOURCES = sorted(
 )
 REQUEST_RECORD = ROOT / "app" / "http" / "record.py"
 PROJECT = {"app", "config", "migrations"}
+RULES = "app.selection"
+# The packages of the rules, each imported through its face (docs/development.md § Layout).
+FACES = sorted(
+    f"{RULES}.{path.parent.name}" for path in (ROOT / "app" / "selection").glob("*/__init__.py")
+)
 
 
 def _private(name: str) -> bool:
@@ -88,6 +94,104 @@ def test_the_checker_sees_a_private_reach(tmp_path):
         "imports app.http.record._secret",
         "reads codec._hidden",
     ]
+
+
+def _exported(face: str) -> set[str]:
+    init = ROOT.joinpath(*face.split("."), "__init__.py")
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+        ):
+            return {element.value for element in node.value.elts}  # type: ignore[attr-defined]
+    return set()
+
+
+def _face_of(module: str) -> str | None:
+    return next((f for f in FACES if module == f or module.startswith(f + ".")), None)
+
+
+def face_reaches(path: Path, faces: dict[str, set[str]] | None = None) -> list[str]:
+    """Imports of a package of the rules from outside it that pass its face: a module of the
+    package (``from app.selection.ranking.checks import …``, ``import …``) or a name its
+    ``__init__`` does not export (``from app.selection.ranking import _x``, ``ranking.x``)."""
+    faces = faces if faces is not None else {face: _exported(face) for face in FACES}
+    importer = _module_name(path) if path.is_relative_to(ROOT) else path.stem
+    found = []
+    bound = {}  # local name -> the face it is bound to
+
+    def outside(module: str) -> str | None:
+        face = _face_of(module)
+        inside = face is not None and (importer == face or importer.startswith(face + "."))
+        return None if inside else face
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = _resolved(path, node)
+            for alias in node.names:
+                target = f"{source}.{alias.name}"
+                if source in faces and outside(source):
+                    if alias.name not in faces[source]:
+                        found.append(f"{path.name}:{node.lineno} imports {target}")
+                elif outside(source):
+                    found.append(f"{path.name}:{node.lineno} imports {target}")
+                elif target in faces and outside(target):
+                    bound[alias.asname or alias.name] = target
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                face = outside(alias.name)
+                if face is not None and alias.name != face:
+                    found.append(f"{path.name}:{node.lineno} imports {alias.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            face = bound.get(node.value.id)
+            if face is not None and node.attr not in faces[face]:
+                found.append(f"{path.name}:{node.lineno} reads {face}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_package_of_the_rules_is_imported_through_its_face_only(path):
+    assert face_reaches(path) == []
+
+
+def test_the_checker_sees_a_reach_past_a_face(tmp_path):
+    module = tmp_path / "reaching.py"
+    module.write_text(
+        "from app.selection.ranking import Ranking, rank_runtimes\n"
+        "from app.selection.ranking.checks import RuntimeChecks\n"
+        "import app.selection.ranking.selector\n"
+        "from app.selection import values as doc\n"
+        "doc.Runtime\n"
+        "doc.documents\n",
+        encoding="utf-8",
+    )
+    faces = {f"{RULES}.ranking": {"Ranking"}, f"{RULES}.values": {"Runtime"}}
+    assert [line.split(" ", 1)[1] for line in face_reaches(module, faces)] == [
+        "imports app.selection.ranking.rank_runtimes",
+        "imports app.selection.ranking.checks.RuntimeChecks",
+        "imports app.selection.ranking.selector",
+        "reads app.selection.values.documents",
+    ]
+
+
+def test_each_face_exports_its_own_names_and_no_name_has_two_faces():
+    """One import path per public name: a face re-exports only its own package's modules, and
+    no two faces export one name."""
+    owners: dict[str, list[str]] = {}
+    for face in FACES:
+        init = ROOT.joinpath(*face.split("."), "__init__.py")
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        imported = set()
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom):
+                assert node.level == 1 and node.module, f"{face} re-exports {node.module}"
+                imported |= {alias.asname or alias.name for alias in node.names}
+        exported = _exported(face)
+        assert exported and exported == imported, face
+        for name in exported:
+            owners.setdefault(name, []).append(face)
+    assert {name: where for name, where in owners.items() if len(where) > 1} == {}
 
 
 def test_only_the_request_record_touches_flask_g():

@@ -8,7 +8,7 @@ import yaml
 from hypothesis import given, settings
 
 from app.rendering.encode import to_yaml
-from app.selection import budget
+from app.selection.values import budget
 from tests.clock import TickingClock
 from tests.json_values import json_values
 

@@ -42,17 +42,15 @@ from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answe
 from app.schemas.answers import SelectionsSchema
 from app.schemas.api import RankResponseSchema, SelectResponseSchema
 from app.schemas.requests import load_rank_request
-from app.selection.catalog import (
+from app.selection.questions import planned_placements, planned_rankings, selections
+from app.selection.ranking import target_namespace
+from app.selection.values import (
+    RankRequest,
     find_inference_service,
     find_model,
     model_not_found,
     overlaid,
-    planned_placements,
-    planned_rankings,
-    selections,
 )
-from app.selection.documents import RankRequest
-from app.selection.ranking import target_namespace
 from app.store import CatalogDocuments
 
 bp = Blueprint("cluster_answers", __name__)
@@ -253,7 +251,7 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
 @store_errors
 def rank_overlaid(cluster: str) -> Response:
     output = wanted_output()
-    response = _overlaid(cluster, "rank", output, lambda ranking: rank_answer(ranking, output))
+    response = _overlaid(cluster, "rank", output, lambda r: rank_answer(r, output))
     response.headers["Vary"] = "Accept"
     return response
 

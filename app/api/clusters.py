@@ -44,8 +44,7 @@ from app.schemas.answers import (
     ObjectsWrittenSchema,
 )
 from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
-from app.selection.bounds import length_problem
-from app.selection.documents import OtherObject
+from app.selection.values import OtherObject, length_problem
 from app.store import (
     CLUSTER_SCOPED_KINDS,
     ClusterInfo,

@@ -37,14 +37,9 @@ from app.reading.objects import objects_in
 from app.rendering.answers import rendered
 from app.rendering.impact import changes, impact_text, message_bytes
 from app.schemas.answers import ImpactRequestSchema, ImpactSchema
-from app.selection.catalog import (
-    CLUSTER_SCOPED_KINDS,
-    CatalogView,
-    ObjectKey,
-    planned_placements,
-    planned_rankings,
-)
-from app.selection.catalog import selections as selections_of
+from app.selection.questions import planned_placements, planned_rankings
+from app.selection.questions import selections as selections_of
+from app.selection.values import CLUSTER_SCOPED_KINDS, CatalogView, ObjectKey
 from app.store import ClusterInfo
 
 bp = Blueprint("impact", __name__)

@@ -30,10 +30,8 @@ from app.rendering.lint import finding_body, lint_text, message_bytes
 from app.rendering.selections import ignored_body
 from app.schemas import crd
 from app.schemas.answers import LintSchema
-from app.selection.admission import Admission, admit, planned_admission_rankings
-from app.selection.catalog import CatalogView, ObjectKey
-from app.selection.findings import Finding, Refusal
-from app.selection.placement import ACCELERATOR_CLASS, classes_known
+from app.selection.admission import Admission, Finding, Refusal, admit, planned_admission_rankings
+from app.selection.values import ACCELERATOR_CLASS, CatalogView, ObjectKey, classes_known
 from app.store import ClusterInfo
 
 bp = Blueprint("lint", __name__)

@@ -22,7 +22,7 @@ from app.http.described import JSON, Operation, operation_of, parameter
 from app.http.observability import REQUEST_ID_HEADER, REQUEST_ID_MAX_LENGTH
 from app.schemas.api import ErrorSchema
 from app.schemas.fields import AnnotationValue, StrictBoolean, StrictInteger
-from app.selection.bounds import MAX_VALUE_CHARS
+from app.selection.values import MAX_VALUE_CHARS
 from app.version import __version__
 
 from .examples import error_examples

@@ -17,7 +17,7 @@ from app.http.ranking import compute_ranking, load_request
 from app.http.respond import wanted_output
 from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answer
 from app.schemas.api import RankRequestSchema, RankResponseSchema, SelectResponseSchema
-from app.selection.ranking import Ranking
+from app.selection.prediction import Prediction
 
 from .examples import seed_examples
 
@@ -58,7 +58,7 @@ RANKING_PARAMETERS = (
 RANKING_ERRORS = ("MalformedRequest", "PayloadTooLarge", "UnsupportedMediaType", "InvalidDocument")
 
 
-def cached_answer(endpoint: str, output: str, render: Callable[[Ranking], Answer]) -> Response:
+def cached_answer(endpoint: str, output: str, render: Callable[[Prediction], Answer]) -> Response:
     """rules §16. First the digest of the raw request, so a repeat costs a hash and a GET; on a
     miss, decode and validate, then the key of the canonical inputs (a request that differs
     only in what selection ignores); on a miss there too, rank and render."""
@@ -128,7 +128,7 @@ def _cache_header(response: Response) -> Response:
 def rank() -> Response:
     """The whole ranking, as JSON, the explain table, or YAML (``Accept``)."""
     output = wanted_output()
-    response = cached_answer("rank", output, lambda ranking: rank_answer(ranking, output))
+    response = cached_answer("rank", output, lambda prediction: rank_answer(prediction, output))
     response.headers["Vary"] = "Accept"  # one URL, three representations
     return response
 

@@ -21,13 +21,13 @@ from app.http.query import read_with_query
 from app.http.respond import respond, selections_answer, wanted_output
 from app.rendering.selections import ignored_body
 from app.schemas.answers import SelectionsSchema
-from app.selection.catalog import (
-    CatalogView,
+from app.selection.questions import (
     planned_placements,
     planned_rankings,
     selections,
     unnamed_model_rows,
 )
+from app.selection.values import CatalogView
 
 bp = Blueprint("selections", __name__)
 bp.before_request(stateless_access)

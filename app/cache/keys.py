@@ -25,8 +25,8 @@ from typing import Any
 import orjson
 
 from app.selection import RULES_VERSION
-from app.selection.documents import Entry, EntryRef, RankRequest, Runtime
 from app.selection.ranking import runtime_identity, target_namespace
+from app.selection.values import Entry, EntryRef, RankRequest, Runtime
 
 RANKING_KEYSPACE = "rank"
 REQUEST_KEYSPACE = "req"

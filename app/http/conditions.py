@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.selection.bounds import parse_go_int
+from app.selection.values import parse_go_int
 from app.store import Precondition
 
 # entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; etagc = %x21 / %x23-7E / obs-text (§8.8.3)

@@ -1,8 +1,8 @@
 """A deadline for every request: an answer that would come too late becomes a JSON 503.
 
 ``init_app`` starts the clock in a ``before_request`` hook (``OME_RANKER_REQUEST_DEADLINE``
-seconds) and clears it on teardown. The clock itself lives in ``app.selection.budget``, so that
-the pure rules can stop inside their own loops (``budget.checkpoint()``, raising
+seconds) and clears it on teardown. The clock itself lives in ``app.selection.values.budget``,
+so that the pure rules can stop inside their own loops (``checkpoint()``, raising
 ``DeadlinePassed``); the error handlers answer that as 503 ``DeadlineExceeded``, like
 ``check()`` here, which the HTTP layer calls between its stages.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from flask import Flask, current_app
 
 from app.errors import DeadlineExceeded
-from app.selection.budget import DeadlinePassed, checkpoint, clear, remaining, start
+from app.selection.values import DeadlinePassed, checkpoint, clear, remaining, start
 
 __all__ = ["check", "clear", "init_app", "remaining", "start"]
 

@@ -13,7 +13,7 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from app.errors import HTTP_CODES, ApiError, DeadlineExceeded, error_body
-from app.selection.budget import DeadlinePassed
+from app.selection.values import DeadlinePassed
 
 from . import record
 
@@ -40,7 +40,8 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(DeadlinePassed)
     def handle_deadline(error: DeadlinePassed) -> Response:
-        # Raised inside the rules' own loops (app/selection/budget.py): the thread stops there.
+        # Raised inside the rules' own loops (app/selection/values/budget.py): the thread stops
+        # there.
         return api_error_response(DeadlineExceeded(str(error)))
 
     @app.errorhandler(HTTPException)

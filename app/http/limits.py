@@ -4,7 +4,7 @@
 What the rules cost is known before they run: a ranking checks every runtime it reads, so a
 request that asks ``rankings`` questions of ``runtimes`` runtimes costs ``rankings × runtimes``
 runtime checks (~30 µs each). What a deadline cannot see coming, these bounds refuse at once;
-what they let through, the deadline stops (``app/selection/budget.py``).
+what they let through, the deadline stops (``app/selection/values/budget.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from flask import current_app
 
 from app import errors
 from app.reading.objects import ObjectStream
-from app.selection.documents import Runtime
+from app.selection.values import Runtime
 
 from .body import objects
 

@@ -11,9 +11,7 @@ from flask import Flask, Response, request
 from app import errors
 from app.schemas.names import label_problem
 from app.schemas.requests import classes_known_setting, version_problem
-from app.selection.bounds import length_problem
-from app.selection.catalog import CatalogView
-from app.selection.documents import DEFAULT_OME_VERSION
+from app.selection.values import DEFAULT_OME_VERSION, CatalogView, length_problem
 from app.store import ClusterSettings
 
 

@@ -10,9 +10,8 @@ from flask import current_app, request
 
 from app.errors import PayloadTooLarge
 from app.schemas.requests import load_rank_request
-from app.selection.documents import RankRequest
-from app.selection.placement import rank_and_place
-from app.selection.ranking import Ranking
+from app.selection.prediction import Prediction, rank_and_place
+from app.selection.values import RankRequest
 
 from . import deadline, record
 from .body import ranking_request
@@ -49,12 +48,12 @@ def check_counts(body: dict) -> None:
             )
 
 
-def compute_ranking(rank_request: RankRequest) -> Ranking:
-    """Rank a validated request, timed for the metrics."""
+def compute_ranking(rank_request: RankRequest) -> Prediction:
+    """Rank (advise and place) a validated request, timed for the metrics."""
     started = time.perf_counter()
-    ranking = rank_and_place(rank_request)
+    prediction = rank_and_place(rank_request)
     seen = record.this_request()
     seen.selection_seconds = time.perf_counter() - started
     deadline.check()  # before anything is rendered or stored
-    seen.ranking = ranking
-    return ranking
+    seen.ranking = prediction.ranking
+    return prediction

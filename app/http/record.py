@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from flask import g, has_request_context
 
 if TYPE_CHECKING:
-    from app.selection.results import Ranking
+    from app.selection.ranking import Ranking
 
 _KEY = "ome_ranker_record"
 

@@ -16,7 +16,7 @@ from app.rendering.answers import (
     rendered,
 )
 from app.rendering.selections import message_bytes, selections_body, selections_table
-from app.selection.catalog import SelectionRow
+from app.selection.questions import SelectionRow
 from app.store import ClusterInfo
 
 from .access import etag

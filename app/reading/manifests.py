@@ -15,7 +15,7 @@ from typing import Any
 from app.errors import MalformedRequest, ModelNotFound, PayloadTooLarge
 from app.schemas.accelerators import ACCELERATOR_CLASS_KIND
 from app.schemas.documents import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
-from app.selection.documents import OtherObject, RepeatedObject
+from app.selection.values import OtherObject, RepeatedObject
 
 from .decoding import clip
 from .yaml_loader import load_documents

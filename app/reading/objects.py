@@ -11,13 +11,20 @@ from app.schemas import crd
 from app.schemas.accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_identity_schema
 from app.schemas.objects import CLUSTER_SCOPED, DEFAULT_NAMESPACE, load_object
 from app.schemas.requests import load_document
-from app.selection.budget import checked, checkpoint
-from app.selection.catalog import ObjectKey
-from app.selection.documents import InferenceService, Model, OtherObject, RepeatedObject, Runtime
-from app.selection.findings import ERROR, Finding
-from app.selection.placement import AcceleratorClass
-from app.selection.service_rules import get
-from app.selection.warnings import repeat_warnings
+from app.selection.admission import ERROR, Finding
+from app.selection.ranking import repeat_warnings
+from app.selection.values import (
+    AcceleratorClass,
+    InferenceService,
+    Model,
+    ObjectKey,
+    OtherObject,
+    RepeatedObject,
+    Runtime,
+    checked,
+    checkpoint,
+    get,
+)
 from app.store import StoredObject
 
 from . import manifests

@@ -57,7 +57,7 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 
 from app.errors import MalformedRequest
-from app.selection.budget import DeadlinePassed, checkpoint
+from app.selection.values import DeadlinePassed, checkpoint
 
 from .decoding import MAX_DEPTH, NOT_READ, check_utf8, clip, orjson_value
 

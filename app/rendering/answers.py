@@ -10,13 +10,14 @@ from typing import Any
 from app.cache.framing import CachedAnswer
 from app.errors import (
     MODEL_NOT_READY_HINT,
-    SELECTION_ERRORS,
     ApiError,
     ModelNotReady,
     NoRuntimeFound,
     error_body,
+    selection_error,
 )
-from app.selection.ranking import Ranking
+from app.selection.prediction import Prediction
+from app.selection.ranking import Ranking, SelectionErrorCode
 
 from .encode import to_json, to_yaml
 from .ranking import excluded_reasons, explain_table, ranking_body, select_body
@@ -46,31 +47,33 @@ def error_answer(error: ApiError) -> Answer:
 
 def _model_not_ready(ranking: Ranking) -> Answer | None:
     error = ranking.error
-    if error is None or error.code != ModelNotReady.code:
+    if error is None or error.code is not SelectionErrorCode.MODEL_NOT_READY:
         return None
     return error_answer(ModelNotReady(error.message, hint=MODEL_NOT_READY_HINT))
 
 
-def rank_answer(ranking: Ranking, output: str) -> Answer:
+def rank_answer(prediction: Prediction, output: str) -> Answer:
     """``/v1/rank``'s answer. rules §15: both endpoints refuse a model that is not Ready; OME's
     other errors are a 200 ranking here."""
+    ranking = prediction.ranking
     refused = _model_not_ready(ranking)
     if refused is not None:
         return refused
     if output == OUTPUT_TEXT:  # the table reads the rows alone: no ways out, no JSON body
         return rendered(None, output, lambda: explain_table(ranking))
-    return rendered(ranking_body(ranking), output, lambda: explain_table(ranking))
+    return rendered(ranking_body(prediction), output, lambda: explain_table(ranking))
 
 
-def select_answer(ranking: Ranking) -> Answer:
+def select_answer(prediction: Prediction) -> Answer:
     """``/v1/select``'s answer: OME's own errors are answers about the inputs, cached like a
     200 (rules §7, §15)."""
+    ranking = prediction.ranking
     refused = _model_not_ready(ranking)
     if refused is not None:
         return refused
     error = ranking.error
     if error is not None:
-        return error_answer(SELECTION_ERRORS[error.code](error.message))
+        return error_answer(selection_error(error.code)(error.message))
     if ranking.selected is None:
         return error_answer(NoRuntimeFound(ranking.message, excluded=excluded_reasons(ranking)))
-    return Answer(200, JSON_MIME, to_json(select_body(ranking)))
+    return Answer(200, JSON_MIME, to_json(select_body(prediction)))

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.selection.budget import checked
-from app.selection.catalog import SelectionRow
 from app.selection.placement import Placement
+from app.selection.prediction import Prediction
+from app.selection.questions import SelectionRow
+from app.selection.values import checked
 
 from .answers import select_answer
 from .encode import text_table
@@ -63,7 +64,8 @@ class _SelectAnswers:
             return (row.message, row.error)
         found = self._by_ranking.get(id(row.ranking))
         if found is None:
-            answer = select_answer(row.ranking)
+            # the row's placement is compared on its own: the answer is the ranking's alone
+            answer = select_answer(Prediction(row.ranking))
             found = self._by_ranking[id(row.ranking)] = (answer.status, answer.body)
             self._rankings.append(row.ranking)
         return found

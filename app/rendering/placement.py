@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from app.selection.placement import (
+    BEST_FIT_WITHOUT_CONSTRAINTS,
     ClassResources,
     ComponentPlacement,
     Placement,
     PlacementEntry,
     PlacementError,
 )
-from app.selection.placement.results import BEST_FIT_WITHOUT_CONSTRAINTS
 
 
 def _entry(entry: PlacementEntry | None) -> dict[str, Any] | None:

@@ -1,13 +1,13 @@
-"""A ``Ranking`` as the bodies of rules §15: the JSON (and YAML) body, the explain table."""
+"""A ``Prediction`` as the bodies of rules §15: the JSON (and YAML) body, the explain table."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from app.selection.advice import NO_ADVICE, RowAdvice
+from app.selection.advice import NO_ADVICE, RowAdvice, WayOut, exclusion_summary, way_outs
+from app.selection.prediction import Prediction
 from app.selection.ranking import Ranking, RuntimeRow
-from app.selection.way_out import WayOut, exclusion_summary, way_outs
 
 from .encode import text_table
 from .placement import placement_body
@@ -71,7 +71,8 @@ def selected_body(ranking: Ranking) -> dict[str, Any] | None:
     }
 
 
-def ranking_body(ranking: Ranking) -> dict[str, Any]:
+def ranking_body(prediction: Prediction) -> dict[str, Any]:
+    ranking = prediction.ranking
     model = ranking.model
     model_namespace = None if model.is_cluster else model.namespace or ranking.namespace
     outs = way_outs(ranking)
@@ -85,7 +86,7 @@ def ranking_body(ranking: Ranking) -> dict[str, Any]:
         "runtimes": [
             row_body(row, advice, out)
             for row, advice, out in zip(
-                ranking.rows, ranking.advice or _no_advice(ranking), outs, strict=True
+                ranking.rows, prediction.advice or _no_advice(ranking), outs, strict=True
             )
         ],
         "ignored": [
@@ -100,16 +101,17 @@ def ranking_body(ranking: Ranking) -> dict[str, Any]:
         ],
         "warnings": list(ranking.warnings),
         "notes": list(ranking.notes),
-        "placement": placement_body(ranking.placement),  # rules §20.8
+        "placement": placement_body(prediction.placement),  # rules §20.8
     }
 
 
-def select_body(ranking: Ranking) -> dict[str, Any]:
+def select_body(prediction: Prediction) -> dict[str, Any]:
+    ranking = prediction.ranking
     return {
         "selected": selected_body(ranking),
         "message": ranking.message,
         "warnings": list(ranking.warnings),
-        "placement": placement_body(ranking.placement),  # rules §20.8
+        "placement": placement_body(prediction.placement),  # rules §20.8
     }
 
 

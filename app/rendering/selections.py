@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from app.selection.catalog import SelectionRow
-from app.selection.documents import OtherObject
 from app.selection.placement import ComponentPlacement
+from app.selection.questions import SelectionRow
+from app.selection.values import OtherObject
 
 from .encode import text_table
 
@@ -33,7 +33,7 @@ def selection_body(row: SelectionRow) -> dict[str, Any]:
         if selected is None
         else {"name": selected.name, "scope": selected.scope, "explicit": selected.explicit},
         "message": row.message,
-        "error": row.error,
+        "error": None if row.error is None else row.error.value,
         "engineAcceleratorClass": None if placement is None else _class_of(placement.engine),
         "decoderAcceleratorClass": None if placement is None else _class_of(placement.decoder),
     }

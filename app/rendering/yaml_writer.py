@@ -30,7 +30,7 @@ from typing import Any
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
-from app.selection.budget import checkpoint
+from app.selection.values import checkpoint
 
 CHECK_EVERY = 64
 _ARRAYS = (list, tuple)

@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, fields, post_load, validate
 
-from app.selection.placement import AcceleratorClass, PlacementDocumentError
+from app.selection.values import AcceleratorClass, PlacementDocumentError
 
 from .documents import API_VERSION, placement_error
 from .fields import BoundedString, opt_int, opt_list, opt_nested, opt_str

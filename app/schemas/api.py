@@ -11,7 +11,7 @@ from __future__ import annotations
 from marshmallow import EXCLUDE, Schema, fields, validate
 
 from app.errors import HTTP_CODES, ApiError
-from app.selection.checks import LABELS
+from app.selection.ranking import LABELS
 
 from .accelerators import AcceleratorClassDocumentSchema
 from .documents import (

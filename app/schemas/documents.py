@@ -3,7 +3,7 @@
 Every schema excludes unknown fields: real manifests carry containers,
 resources and router configs that are accepted and never looked at. The
 schemas check shape and types only and build the immutable documents of
-``app.selection.documents``; selection decides everything else.
+``app.selection.values.documents``; selection decides everything else.
 """
 
 from __future__ import annotations
@@ -13,10 +13,14 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_load, validate
 
-from app.selection import documents as doc
-from app.selection.bounds import MAX_URI_CHARS
-from app.selection.json_values import NOT_JSON, is_json_value
-from app.selection.placement import AcceleratorRequest, PlacementDocumentError
+from app.selection import values as doc
+from app.selection.values import (
+    MAX_URI_CHARS,
+    NOT_JSON,
+    AcceleratorRequest,
+    PlacementDocumentError,
+    is_json_value,
+)
 
 from .fields import AnnotationValue, BoundedString, opt_bool, opt_int, opt_list, opt_nested, opt_str
 from .names import LABEL_MAX, validate_namespace, validate_object_name

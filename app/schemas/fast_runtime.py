@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.selection import documents as doc
-from app.selection.bounds import MAX_VALUE_CHARS
-from app.selection.json_values import is_json_value
+from app.selection import values as doc
+from app.selection.values import MAX_VALUE_CHARS, is_json_value
 
 from .documents import (
     API_VERSION,

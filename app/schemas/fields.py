@@ -1,6 +1,7 @@
 """Strict JSON field types: Kubernetes types its fields, so "2" is not an integer
 and "true" is not a boolean (rules §15: integral floats such as 2.0 are integers). Every string
-the rules read is bounded (``app.selection.bounds``): refused at its field before they run."""
+the rules read is bounded (``app.selection.values.bounds``): refused at its field before they
+run."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, utils
 
-from app.selection.bounds import MAX_VALUE_CHARS, length_problem, too_long
-from app.selection.budget import checked
+from app.selection.values import MAX_VALUE_CHARS, checked, length_problem, too_long
 
 
 class StrictInteger(fields.Field):

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from app.selection.documents import InferenceService, Model, Runtime
-from app.selection.placement import AcceleratorClass
+from app.selection.values import AcceleratorClass, InferenceService, Model, Runtime
 
 from .accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_document_schema
 from .documents import (

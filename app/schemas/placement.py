@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from app.selection.placement.requests import POLICIES
-from app.selection.placement.results import (
-    ACCELERATOR_CLASS_NOT_FOUND,
-    BEST_FIT_WITHOUT_CONSTRAINTS,
-)
+from app.selection.placement import ACCELERATOR_CLASS_NOT_FOUND, BEST_FIT_WITHOUT_CONSTRAINTS
+from app.selection.values import POLICIES
 
 
 def _doc(description: str) -> dict:

@@ -11,18 +11,19 @@ from marshmallow import Schema, ValidationError
 from packaging.version import InvalidVersion, Version
 
 from app.errors import InvalidDocument, MalformedRequest
-from app.selection.bounds import length_problem
-from app.selection.budget import checked
-from app.selection.documents import (
+from app.selection.values import (
     DEFAULT_OME_VERSION,
+    AcceleratorClass,
     InferenceService,
     Model,
     OtherObject,
     RankRequest,
     RepeatedObject,
     Runtime,
+    checked,
+    latest_classes,
+    length_problem,
 )
-from app.selection.placement import AcceleratorClass, latest_classes
 
 from .accelerators import accelerator_class_document_schema
 from .documents import (

@@ -12,7 +12,7 @@ A ``Mapping[str, Any]`` (an ``acceleratorConfig``, a class's affinity: Kubernete
 rules pass on without reading their every field) is stored as the JSON object it is.
 
 ``CODEC_VERSION`` changes whenever the stored layout does (a field added, removed, reordered or
-retyped in ``app.selection.documents``); ``tests/store/test_codec.py`` pins ``layout()`` so
+retyped in ``app.selection.values.documents``); ``tests/store/test_codec.py`` pins ``layout()`` so
 that such a change cannot land without it. A value of another version raises
 ``UnreadableDocument``: a newer instance wrote it during a rolling upgrade, or the documents
 changed and the stored catalogs have to be written again.
@@ -28,9 +28,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from app.selection.documents import InferenceService, Model, Runtime
-from app.selection.json_values import is_json_value
-from app.selection.placement import AcceleratorClass, AcceleratorRequest
+from app.selection.values import (
+    AcceleratorClass,
+    AcceleratorRequest,
+    InferenceService,
+    Model,
+    Runtime,
+    is_json_value,
+)
 
 CODEC_VERSION = 3
 Document = Runtime | Model | InferenceService | AcceleratorClass

@@ -11,9 +11,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from app.selection.catalog import CatalogView
-from app.selection.documents import DEFAULT_OME_VERSION, InferenceService, Model, Runtime
-from app.selection.placement import AcceleratorClass
+from app.selection.values import (
+    DEFAULT_OME_VERSION,
+    AcceleratorClass,
+    CatalogView,
+    InferenceService,
+    Model,
+    Runtime,
+)
 
 # Every kind a store holds, in the order objects are listed (byte order, as the key sorts).
 KINDS = (

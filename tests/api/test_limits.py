@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-import app.selection.catalog as catalog
-import app.selection.service_admission as admission
-from app.selection import budget
+import app.selection.admission.services as admission
+import app.selection.questions.outcomes as catalog
+from app.selection.values import budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
 from tests.clock import TickingClock
 
@@ -239,7 +239,7 @@ def test_an_answer_over_the_size_bound_is_refused_before_it_is_written(make_app)
 @pytest.mark.parametrize(
     ("path", "body"),
     [
-        ("/v1/selections", stream(*workload(models=20, runtimes=30))),
+        ("/v1/selections", stream(*workload(models=40, runtimes=30))),
         ("/v1/lint", stream(*workload(models=20, runtimes=30, services=20))),
         ("/v1/rank", stream(*workload(models=1, runtimes=3000))),
     ],

@@ -13,8 +13,7 @@ from marshmallow import ValidationError
 
 from app.catalog import get_store
 from app.schemas.documents import inference_service_document_schema, model_document_schema
-from app.selection.bounds import MAX_URI_CHARS, MAX_VALUE_CHARS, too_long
-from app.selection.documents import ModelRef
+from app.selection.values import MAX_URI_CHARS, MAX_VALUE_CHARS, ModelRef, too_long
 from app.store import StoredObject
 from tests.api import reading_endpoints
 from tests.api.reading_endpoints import CLUSTER, ENDPOINTS, isvc, model, request_of

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from app.selection import budget
+from app.selection.values import budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
 from tests.clock import TickingClock
 from tests.servers import SEED_YAML

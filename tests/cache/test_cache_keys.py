@@ -13,14 +13,7 @@ from redis.crc import key_slot
 from app.cache import keys
 from app.schemas.requests import load_rank_request
 from app.selection import RULES_VERSION
-from app.selection.documents import (
-    DiffusionPipeline,
-    Entry,
-    EntryRef,
-    RankRequest,
-    Runtime,
-    SizeRange,
-)
+from app.selection.values import DiffusionPipeline, Entry, EntryRef, RankRequest, Runtime, SizeRange
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 PREFIX = "ome-ranker:"

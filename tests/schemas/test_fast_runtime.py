@@ -14,8 +14,7 @@ from marshmallow import ValidationError
 from app.schemas import fast_runtime
 from app.schemas.documents import runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
-from app.selection import documents
-from app.selection.bounds import MAX_VALUE_CHARS, too_long
+from app.selection.values import MAX_VALUE_CHARS, documents, too_long
 from bench.manifests import rank_request_body
 from tests.builders import entry, runtime_doc
 

@@ -12,11 +12,10 @@ from dataclasses import replace
 import pytest
 
 from app.schemas.objects import load_object
-from app.selection import budget
 from app.selection.admission import admit, planned_admission_rankings
-from app.selection.catalog import CatalogView, planned_rankings, selections, unnamed_model_rows
-from app.selection.documents import RankRequest, Runtime
-from app.selection.ranking import rank_runtimes
+from app.selection.prediction import rank_and_place
+from app.selection.questions import planned_rankings, selections, unnamed_model_rows
+from app.selection.values import CatalogView, RankRequest, Runtime, budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc
 from tests.clock import TickingClock
 
@@ -64,7 +63,7 @@ def _checks_of(work) -> int:
 
 
 WORKLOADS = {
-    "rank": lambda models, runtimes, services: rank_runtimes(RankRequest(models[0], runtimes)),
+    "rank": lambda models, runtimes, services: rank_and_place(RankRequest(models[0], runtimes)),
     "selections": lambda models, runtimes, services: selections(
         CatalogView(runtimes, models, services)
     ),
@@ -124,7 +123,7 @@ def test_planned_rankings_count_distinct_questions():
         counted.append(1)
         return real(*args, **kwargs)
 
-    import app.selection.catalog as catalog
+    import app.selection.questions.outcomes as catalog
 
     real = catalog.rank_runtimes
     catalog.rank_runtimes = count

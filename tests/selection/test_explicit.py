@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from app.selection.gotext import go_quote
+from app.selection.values import go_quote
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 INHERIT = "ome.io/inherit-from"

@@ -1,4 +1,4 @@
-"""``quick_init`` (app/selection/frozen.py): each decorated class builds, from the same
+"""``quick_init`` (app/selection/values/frozen.py): each decorated class builds, from the same
 arguments, the object its dataclass ``__init__`` builds, and stays frozen."""
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from copy import deepcopy
 
 import pytest
 
-from app.selection.advice import RowAdvice
-from app.selection.changes import Change
-from app.selection.checks import RuntimeRow, Support
-from app.selection.documents import Entry, EntryRef, Runtime, SizeRange
-from app.selection.frozen import quick_init
-from app.selection.way_out import WayOut
+from app.selection.advice import RowAdvice, WayOut
+from app.selection.advice.changes import Change
+from app.selection.ranking import RuntimeRow
+from app.selection.ranking.checks import Support
+from app.selection.values import Entry, EntryRef, Runtime, SizeRange, quick_init
 
 DECORATED = [WayOut, Entry, EntryRef, SizeRange, Runtime, RowAdvice, Change, RuntimeRow, Support]
 

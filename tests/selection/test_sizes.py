@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.selection.sizes import is_plain_size, parse_go_float, parse_size
+from app.selection.values import is_plain_size, parse_size
+from app.selection.values.sizes import parse_go_float
 
 ERR = None  # Go returned an error (syntax or range): OME reads the size as 0
 
@@ -270,7 +271,7 @@ def test_is_plain_size_agrees_with_regex(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["7B", "1.5e3M", "0x1p4B", "x" * 64, "1" * 65 + "B", "9" * 400])
 def test_cached_and_uncached_paths_agree_and_long_strings_are_not_kept(text):
-    from app.selection import sizes
+    from app.selection.values import sizes
 
     before = sizes._parse_size_cached.cache_info().currsize
     assert sizes.parse_size(text) == sizes._parse_size(text)

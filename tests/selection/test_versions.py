@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.selection.bounds import MAX_VALUE_CHARS
-from app.selection.versions import parse_version, versions_match
+from app.selection.values import MAX_VALUE_CHARS, parse_version, versions_match
 
 
 @pytest.mark.parametrize(
@@ -134,7 +133,7 @@ def test_parse_never_raises(text):
 def test_cached_and_uncached_paths_agree_and_long_strings_are_not_kept(length):
     """Short versions are parsed and matched once per process; a longer one is parsed each
     time, so that no cache holds a request's long strings (4096 of them could be gigabytes)."""
-    from app.selection import versions
+    from app.selection.values import versions
 
     text = "1.2.3-" + "a" * (length - 6)
     caches = (versions._parse_version_cached, versions._versions_match_cached)

@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.schemas.requests import load_rank_request
-from app.selection.advice import best_entry
-from app.selection.checks import RuntimeChecks
-from app.selection.entry_fixes import version_accepting
-from app.selection.ranking import Ranking, rank_runtimes
-from app.selection.versions import versions_match
-from app.selection.way_out import WayOut, exclusion_summary, way_out, way_outs
+from app.selection.advice import WayOut, exclusion_summary, way_outs
+from app.selection.advice.entry_fixes import version_accepting
+from app.selection.advice.row_advice import best_entry
+from app.selection.advice.way_out import way_out
+from app.selection.prediction import Prediction, rank_and_place
+from app.selection.ranking import RuntimeChecks, rank_runtimes
+from app.selection.values import versions_match
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 _KEY = re.compile(r'([^.\[]+)|\["([^"]*)"\]')
@@ -56,16 +57,17 @@ def apply_way_out(body: dict, row_index: int, ranking: Explained) -> dict:
 class Explained:
     """A ranking with its ways out and summary, as the answer shows them."""
 
-    def __init__(self, ranking: Ranking):
+    def __init__(self, prediction: Prediction):
+        ranking = prediction.ranking
         self.rows = ranking.rows
-        self.advice = ranking.advice
+        self.advice = prediction.advice
         self.message = ranking.message
         self.way_outs: tuple[WayOut | None, ...] = way_outs(ranking)
         self.summary = exclusion_summary(self.rows, self.way_outs)
 
 
 def _rank(body: dict) -> Explained:
-    return Explained(rank_runtimes(load_rank_request(body, {})))
+    return Explained(rank_and_place(load_rank_request(body, {})))
 
 
 def _row(ranking: Explained, name: str, scope: str):

@@ -15,24 +15,21 @@ from hypothesis import strategies as st
 
 from app.schemas.documents import runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
-from app.selection.documents import (
+from app.selection.values import (
+    AcceleratorClass,
+    AcceleratorRequest,
     DiffusionPipeline,
     Entry,
     EntryRef,
     InferenceService,
     Model,
     ModelRef,
+    Performance,
     PipelineComponent,
     Runtime,
-)
-from app.selection.placement import (
-    AcceleratorClass,
-    AcceleratorRequest,
-    ClassResource,
-    Cost,
-    Performance,
     parse_quantity,
 )
+from app.selection.values.accelerator_classes import ClassResource, Cost
 from app.store import codec
 from app.store.codec import DecoderSource
 from bench.manifests import rank_request_body
@@ -186,7 +183,7 @@ def test_a_stored_document_says_its_version():
 
 
 # The stored layout of CODEC_VERSION 3 (AcceleratorClass, a new tag, added within it: no
-# other tag's layout changed). A change to app.selection.documents changes
+# other tag's layout changed). A change to app.selection.values.documents changes
 # codec.layout(): bump CODEC_VERSION and put the new layout here (stored catalogs are then
 # unreadable, 503, until they are written again).
 LAYOUT_V3 = {

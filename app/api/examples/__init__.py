@@ -15,7 +15,7 @@ from app.errors import MODEL_NOT_READY_HINT
 from app.reading.manifests import read_yaml_stream
 from app.rendering.ranking import explain_table, ranking_body, select_body
 from app.schemas.requests import load_rank_request
-from app.selection.placement import rank_and_place
+from app.selection.prediction import rank_and_place
 
 SEED_YAML_PATH = Path(__file__).with_name("seed_example.yaml")
 
@@ -25,13 +25,13 @@ def seed_examples() -> dict[str, Any]:
     """The seed request as YAML and JSON, and the three answers to it."""
     yaml_text = SEED_YAML_PATH.read_text(encoding="utf-8")
     body = read_yaml_stream(yaml_text.encode("utf-8")).request
-    ranking = rank_and_place(load_rank_request(body, {}))
+    prediction = rank_and_place(load_rank_request(body, {}))
     return {
         "yaml_request": yaml_text,
         "json_request": body,
-        "rank_response": ranking_body(ranking),
-        "explain_table": explain_table(ranking),
-        "select_response": select_body(ranking),
+        "rank_response": ranking_body(prediction),
+        "explain_table": explain_table(prediction.ranking),
+        "select_response": select_body(prediction),
     }
 
 

@@ -17,8 +17,7 @@ from typing import Any, cast
 
 from jsonschema import ValidationError
 
-from app.selection.budget import checkpoint
-from app.selection.gotext import go_quote
+from app.selection.values import checkpoint, go_quote
 
 from .schemas import PLURALS, kind_schema
 

@@ -1,70 +1,35 @@
-"""After the runtime (rules §20): the entry, the accelerator class per component and what the
-pods get, as pure functions over plain values, beside the selection rules."""
+"""After the runtime (rules §20; OME's ``pkg/acceleratorclassselector`` and the controller that
+applies the entry): the entry, the accelerator class per component and what the pods get, on
+the runtime a ranking selects."""
 
-from .classes import (
-    ACCELERATOR_CLASS,
-    AcceleratorClass,
-    ClassResource,
-    Cost,
-    Performance,
-    PlacementDocumentError,
-    classes_known,
-    latest_classes,
-)
-from .components import ClassView
-from .placement import RuntimeRead, choose_entry, place, predict_placement, read_selected_runtime
-from .quantities import Quantity, QuantityError, parse_quantity
-from .requests import AcceleratorRequest, ComponentRequest, Constraints, RuntimeExtras, Selector
+from .components import ClassView, requested_class, requested_policy
+from .inputs import accelerator_request, placement_of, runtime_extras
 from .results import (
-    ClassLoss,
+    ACCELERATOR_CLASS_NOT_FOUND,
+    BEST_FIT_WITHOUT_CONSTRAINTS,
     ClassResources,
     ComponentPlacement,
     Placement,
     PlacementEntry,
     PlacementError,
-    PlacementEvent,
 )
-from .wiring import (
-    accelerator_request,
-    rank_and_place,
-    request_classes_known,
-    runtime_extras,
-    with_placement,
-)
+from .selected import RuntimeRead, place, read_selected_runtime
 
 __all__ = [
-    "ACCELERATOR_CLASS",
-    "AcceleratorClass",
-    "AcceleratorRequest",
-    "ClassLoss",
-    "ClassResource",
+    "ACCELERATOR_CLASS_NOT_FOUND",
+    "BEST_FIT_WITHOUT_CONSTRAINTS",
     "ClassResources",
     "ClassView",
     "ComponentPlacement",
-    "ComponentRequest",
-    "Constraints",
-    "Cost",
-    "Performance",
     "Placement",
-    "PlacementDocumentError",
     "PlacementEntry",
     "PlacementError",
-    "PlacementEvent",
-    "Quantity",
-    "QuantityError",
-    "RuntimeExtras",
     "RuntimeRead",
-    "Selector",
     "accelerator_request",
-    "choose_entry",
-    "classes_known",
-    "latest_classes",
-    "parse_quantity",
     "place",
-    "predict_placement",
-    "rank_and_place",
+    "placement_of",
     "read_selected_runtime",
-    "request_classes_known",
+    "requested_class",
+    "requested_policy",
     "runtime_extras",
-    "with_placement",
 ]

@@ -6,8 +6,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..budget import checked
-from .classes import AcceleratorClass
+from ..values import (
+    BEST_FIT,
+    CHEAPEST,
+    MOST_CAPABLE,
+    AcceleratorClass,
+    AcceleratorRequest,
+    Constraints,
+    Selector,
+    checked,
+)
 from .filters import ConstraintFilter
 from .policies import (
     CLASSES_PER_CHECK,
@@ -17,7 +25,6 @@ from .policies import (
     first_available,
     most_capable,
 )
-from .requests import BEST_FIT, CHEAPEST, MOST_CAPABLE, AcceleratorRequest, Constraints, Selector
 from .results import (
     ACCELERATOR_CLASS_NOT_FOUND,
     BEST_FIT_WITHOUT_CONSTRAINTS,

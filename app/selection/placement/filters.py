@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from .classes import AcceleratorClass
-from .requests import Constraints
+from ..values import AcceleratorClass, Constraints
 
 # rules §20.10 item 23: "ignoring case" and "lowercased" fold ASCII letters only.
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

@@ -11,11 +11,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..budget import checked
-from .classes import AcceleratorClass, Performance
+from ..values import AcceleratorClass, Constraints, Performance, Quantity, checked
 from .filters import ascii_lower
-from .quantities import Quantity
-from .requests import Constraints
 
 # Go's sort.Slice sorts up to 12 elements by insertion sort (stable: the first of equal scores
 # stays first); above that pdqsort, which is not stable (rules §20.3.3, §20.10 item 3).

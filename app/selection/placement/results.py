@@ -1,5 +1,6 @@
-"""What the placement answers (rules §20.8): the entry, each component's class and where it
-came from, why every other class lost, what the pods get, errors and OME's event."""
+"""What the placement answers (rules §20.8), as ranking/results.py is what a ranking answers: the
+entry, each component's class and where it came from, why every other class lost, what the pods
+get, errors and OME's event."""
 
 from __future__ import annotations
 

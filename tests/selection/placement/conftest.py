@@ -9,20 +9,18 @@ from typing import Any
 import pytest
 
 from app.schemas.requests import load_rank_request
-from app.selection.placement import (
+from app.selection.placement import ClassView, ComponentPlacement, Placement
+from app.selection.placement.components import ComponentContext, place_component
+from app.selection.placement.selected import predict_placement
+from app.selection.ranking import rank_runtimes
+from app.selection.values import (
     AcceleratorClass,
     AcceleratorRequest,
-    ClassView,
-    ComponentPlacement,
     ComponentRequest,
-    Placement,
     RuntimeExtras,
     Selector,
     latest_classes,
-    predict_placement,
 )
-from app.selection.placement.components import ComponentContext, place_component
-from app.selection.ranking import rank_runtimes
 from tests.builders import API, entry, isvc_doc, model_doc, runtime_doc
 
 H100 = "nvidia-h100"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.selection.placement import (
+from app.selection.values import (
     AcceleratorClass,
     AcceleratorRequest,
     PlacementDocumentError,

@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from app.selection.placement import AcceleratorClass, Constraints
 from app.selection.placement.filters import ConstraintFilter, constraint_failure
+from app.selection.values import AcceleratorClass, Constraints
 from tests.selection.placement.conftest import class_doc, h100
 
 

@@ -8,18 +8,18 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.selection.placement import (
+from app.selection.placement import ClassView
+from app.selection.placement.components import ComponentContext, place_component
+from app.selection.values import (
     AcceleratorClass,
     AcceleratorRequest,
-    ClassView,
     ComponentRequest,
     Constraints,
-    Cost,
     Performance,
     Selector,
     parse_quantity,
 )
-from app.selection.placement.components import ComponentContext, place_component
+from app.selection.values.accelerator_classes import Cost
 
 POLICIES = ["BestFit", "Cheapest", "MostCapable", "FirstAvailable"]
 PRECISIONS = ["fp16", "FP16", "int4", "fp8", "int8", "fp32", "bf16"]

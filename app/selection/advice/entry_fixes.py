@@ -1,0 +1,177 @@
+"""The changes that make one ``supportedModelFormats`` entry match the model (rules §3.1, in the
+order of §3.2's parts) or score above 0 (§4), each at the edge of what the rule accepts, or
+what blocks them (way_out.py puts them together for a runtime)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ranking import (
+    LABEL_ARCHITECTURE,
+    LABEL_DIFFUSION,
+    LABEL_FORMAT_NAME,
+    LABEL_FORMAT_VERSION,
+    LABEL_FRAMEWORK,
+    LABEL_FRAMEWORK_NAME,
+    LABEL_FRAMEWORK_VERSION,
+    LABEL_PROVIDER,
+    LABEL_QUANTIZATION,
+    LABEL_SCORE,
+    ZERO_FRAMEWORK_WEIGHT,
+    diffusion_mismatch,
+    entry_score,
+    model_format,
+    supports_cache_provider,
+)
+from ..values import GREATER_THAN, Entry, EntryRef, Model, ModelRef, parse_version, versions_match
+from .changes import (
+    ARCHITECTURE,
+    CACHE_PROVIDERS,
+    DIFFUSION,
+    FORMAT,
+    FRAMEWORK,
+    QUANTIZATION,
+    Change,
+    apply_to_entry,
+)
+
+_UINT64_MAX = 2**64 - 1
+NO_PROVIDER = (
+    "no model cache provider is configured, so no entry can load a sharded model: the cluster's "
+    "OME needs one (modelCacheProvider)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Blocker:
+    """A failure no change to the entry cures; ``why`` says so."""
+
+    check: str
+    why: str
+
+
+Fix = Change | Blocker
+
+
+def version_accepting(model_version: str, operator: str | None) -> str | None:
+    """The entry version nearest to the model's that ``operator`` accepts (§8), or None when
+    none does (the model's version does not parse). The entry's version is the left side:
+    ``GreaterThan`` needs one above the model's, at its precision and prefix."""
+    parsed = parse_version(model_version)
+    if parsed is None:
+        return None
+    if operator != GREATER_THAN or not parsed.is_plain:
+        return model_version
+    numbers = [parsed.major, parsed.minor, parsed.patch][: parsed.precision]
+    if numbers[-1] == _UINT64_MAX:
+        return None
+    numbers[-1] += 1
+    return parsed.prefix + ".".join(map(str, numbers))
+
+
+def _version(
+    label: str, what: str, model: ModelRef, entry: EntryRef | None, strict: bool
+) -> list[Fix]:
+    """The version of ``what`` (modelFormat / modelFramework) agreeing with the model's:
+    ``strict`` (§3.1) needs both set and matching or both absent; the score (§4) only minds
+    two set versions that do not match."""
+    field = f"{what}.version"
+    have = None if entry is None else entry.version
+    operator = None if entry is None else entry.operator
+    if model.version is None or have is None:
+        if not strict or model.version == have:
+            return []
+        if model.version is None:
+            return [Change(label, field, None)]
+    elif versions_match(model.version, have, operator):
+        return []
+    value = version_accepting(model.version, operator)
+    if value is not None:
+        return [Change(label, field, value)]
+    if not strict:
+        return [Change(label, field, None)]  # the score does not read one version alone
+    if parse_version(model.version) is None:
+        why = (
+            f"the model's {what}.version {model.version} does not parse as OME reads versions, "
+            "so no entry version matches it"
+        )
+        return [Blocker(label, why)]
+    # GreaterThan above the largest version: Equal (no operator) takes the model's own.
+    return [Change(label, f"{what}.operator", None), Change(label, field, model.version)]
+
+
+def _reference(
+    labels: tuple[str, str, str],
+    what: str,
+    model: ModelRef | None,
+    entry: EntryRef | None,
+    strict: bool,
+) -> list[Fix]:
+    """modelFormat or modelFramework: name, then version (labels: name, version, presence)."""
+    name_label, version_label, presence_label = labels
+    if model is None:
+        return [] if entry is None else [Change(presence_label, what, None)]
+    if entry is None or entry.name != model.name:
+        label = presence_label if entry is None else name_label
+        fixes: list[Fix] = [Change(label, f"{what}.name", model.name)]
+        return fixes + _version(version_label, what, model, entry, strict)
+    return _version(version_label, what, model, entry, strict)
+
+
+def _provider(model: Model, entry: Entry, provider: str, label: str) -> list[Fix]:
+    if supports_cache_provider(model, entry, provider):
+        return []
+    if provider == "":
+        return [Blocker(label, NO_PROVIDER)]
+    return [Change(label, CACHE_PROVIDERS, (*(entry.cache_providers or ()), provider))]
+
+
+def entry_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:
+    """What makes ``entry`` match ``model`` (§3.1), in the order of §3.2's parts."""
+    fixes = _provider(model, entry, provider, LABEL_PROVIDER)
+    if diffusion_mismatch(model.diffusion, entry.diffusion) is not None:
+        # The entry's pipeline requirement goes: an entry without one matches any model (§12).
+        fixes.append(Change(LABEL_DIFFUSION, DIFFUSION, None))
+    for label, field, wanted, have in (
+        (LABEL_ARCHITECTURE, ARCHITECTURE, model.architecture, entry.architecture),
+        (LABEL_QUANTIZATION, QUANTIZATION, model.quantization, entry.quantization),
+    ):
+        if wanted != have:
+            fixes.append(Change(label, field, wanted))
+    format_labels = (LABEL_FORMAT_NAME, LABEL_FORMAT_VERSION, LABEL_FORMAT_NAME)
+    fixes += _reference(format_labels, FORMAT, model_format(model), entry.format, True)
+    framework_labels = (LABEL_FRAMEWORK_NAME, LABEL_FRAMEWORK_VERSION, LABEL_FRAMEWORK)
+    fixes += _reference(framework_labels, FRAMEWORK, model.framework, entry.framework, True)
+    return fixes
+
+
+def score_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:
+    """What makes ``entry``'s score (§4) above 0; architecture, quantization, diffusion and
+    size play no part there."""
+    labels = (LABEL_SCORE,) * 3
+    fixes = _provider(model, entry, provider, LABEL_SCORE)
+    if entry.format is not None:
+        fixes += _reference(labels, FORMAT, model_format(model), entry.format, False)
+    fixes += _reference(labels, FRAMEWORK, model.framework, entry.framework, False)
+    if any(isinstance(fix, Blocker) for fix in fixes):
+        return fixes
+    changed = apply_to_entry(entry, [fix for fix in fixes if isinstance(fix, Change)])
+    if changed.format is None and changed.framework is None:
+        # Nothing scored (§4 step 4): the model's format is what an entry scores first.
+        fix = Change(LABEL_SCORE, f"{FORMAT}.name", model_format(model).name)
+        fixes.append(fix)
+        changed = apply_to_entry(changed, [fix])
+    if entry_score(model, changed, provider) <= 0:
+        fixes.append(_weight(changed))
+    return fixes
+
+
+def _weight(entry: Entry) -> Change:
+    """A negative weight pulls the score to 0 or below: the format's weight (else the
+    framework's) that makes it 1 per unit of priority or more."""
+    if entry.format is not None:
+        framework = 0
+        if entry.framework is not None:
+            framework = entry.framework.weight or ZERO_FRAMEWORK_WEIGHT
+        return Change(LABEL_SCORE, f"{FORMAT}.weight", max(1, 1 - framework))
+    return Change(LABEL_SCORE, f"{FRAMEWORK}.weight", 1)  # the framework alone is scored

@@ -1,0 +1,317 @@
+"""The shortest way out of a ``No`` row: the changes to that runtime alone, per failing check of
+rules §3 (every check it fails, not only the first, which gave the row its reason), that make it
+a ``Yes`` row under the same rules, or why no change to the runtime alone can.
+
+Exact by construction: each change sets a field to the value at the edge of what the check
+accepts (the model's own value, size string or version; for ``GreaterThan``, whose left side is
+the entry's version (§8), the next version up). The plan with the fewest changes wins; among
+equals, the entry that comes first. docs/behaviours.md says what else is chosen here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..ranking import (
+    CHECK_ACCELERATOR,
+    CHECK_AUTOSELECT,
+    CHECK_DISABLED,
+    CHECK_FORMAT,
+    CHECK_MODE,
+    CHECK_SCORE,
+    CHECK_SIZE,
+    LABEL_ACCELERATOR,
+    LABEL_AUTOSELECT,
+    LABEL_DISABLED,
+    LABEL_MODE,
+    LABEL_NO_FORMATS,
+    LABEL_SCORE,
+    LABEL_SIZE,
+    LABELS,
+    Ranking,
+    RuntimeChecks,
+    RuntimeRow,
+    match_key,
+    name_key,
+    score_key,
+    valid_mode,
+)
+from ..values import Entry, Runtime, checked, parse_size, quick_init
+from .changes import (
+    ACCELERATOR_CLASSES,
+    AUTO_SELECT,
+    DECODER_MODE,
+    DISABLED,
+    ENGINE_MODE,
+    SIZE_MAX,
+    SIZE_MIN,
+    Change,
+    apply_to_entry,
+)
+from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
+
+ROWS_PER_CHECK = 8  # a row's way out costs tens of microseconds per entry
+
+NO_ENTRIES = (
+    "the runtime has no supportedModelFormats entry to change: only a new entry for this "
+    "model would make it qualify"
+)
+
+
+@quick_init
+@dataclass(frozen=True, slots=True)
+class WayOut:
+    """The way out of one ``No`` row: ``changes`` (None when no change to the runtime alone
+    makes it qualify, ``note`` then says why) and ``label``, the reason group of the row."""
+
+    label: str
+    changes: tuple[Change, ...] | None
+    note: str | None = None
+
+
+def _utf8(name: str) -> bytes:
+    return name.encode("utf-8", "surrogatepass")
+
+
+def _runtime_fixes(checks: RuntimeChecks, runtime: Runtime) -> list[Change]:
+    """Checks 1, 2, 3 and 5: the runtime-wide fields, each fixed on its own."""
+    fixes = []
+    if runtime.is_disabled:
+        fixes.append(Change(LABEL_DISABLED, DISABLED, False))
+    required = checks.accelerators
+    if required:
+        offered = runtime.accelerator_classes or ()
+        missing = sorted(required.difference(offered), key=_utf8)
+        if missing:
+            fixes.append(Change(LABEL_ACCELERATOR, ACCELERATOR_CLASSES, (*offered, *missing)))
+    for field, wanted, annotation in (
+        (ENGINE_MODE, checks.engine_mode, runtime.engine_mode_annotation),
+        (DECODER_MODE, checks.decoder_mode, runtime.decoder_mode_annotation),
+    ):
+        mode = valid_mode(annotation)
+        if wanted is not None and mode is not None and mode != wanted:
+            fixes.append(Change(LABEL_MODE, field, wanted))
+    return fixes
+
+
+def _size_fixes(checks: RuntimeChecks, runtime: Runtime) -> list[Change]:
+    """Check 5 (§9): the bound the model's size falls outside of becomes the model's own size
+    string, which reads as the same number (bounds are inclusive); before 1.3, a missing bound
+    is added the same way."""
+    raw, size, bounds = checks.model.parameter_size, checks.size, runtime.size_range
+    if raw is None or size is None or bounds is None:
+        return []
+    low, high = bounds.min, bounds.max
+    fixes = []
+    if checks.one_bound_unsupported and (low is None) != (high is None):
+        # The missing bound becomes the size: that bound then fits whatever the other says.
+        fixes.append(Change(LABEL_SIZE, SIZE_MIN if low is None else SIZE_MAX, raw))
+    if low is not None and size < parse_size(low):
+        fixes.append(Change(LABEL_SIZE, SIZE_MIN, raw))
+    if high is not None and size > parse_size(high):
+        fixes.append(Change(LABEL_SIZE, SIZE_MAX, raw))
+    return fixes
+
+
+class _EntryMemo:
+    """The request's per-entry memo (entry_memo.py, shared with the ranking's checks) with what
+    a way out adds: the fixes of an entry and of its score."""
+
+    def __init__(self, checks: RuntimeChecks):
+        self.memo = checks.entries
+        self.matches = self.memo.matches
+        self.score = self.memo.score
+
+    def fixes(self, entry: Entry) -> list[Fix]:
+        return self.memo.cached("fixes", match_key(entry), entry_fixes, entry)
+
+    def score_fixes(self, entry: Entry) -> list[Fix]:
+        return self.memo.cached("score_fixes", score_key(entry), score_fixes, entry)
+
+
+def _applied(entry: Entry, fixes: Sequence[Fix]) -> Entry:
+    return apply_to_entry(entry, [fix for fix in fixes if isinstance(fix, Change)])
+
+
+def _with_index(fixes: Sequence[Fix], index: int) -> list[Change]:
+    return [
+        Change(fix.check, fix.field, fix.value, index) for fix in fixes if isinstance(fix, Change)
+    ]
+
+
+class _Eligibility:
+    """Checks 6 and 7 over the entries, once per runtime: which entry to change so that some
+    entry has ``autoSelect: true`` and the score is above 0, whichever entry check 4 changes."""
+
+    def __init__(self, memo: _EntryMemo, entries: tuple[Entry, ...]):
+        self.memo = memo
+        self.entries = entries
+        self.has_autoselect = any(entry.auto_select is True for entry in entries)
+        # The best two (score, -index) of the eligible entries, so that the score with one
+        # entry changed is known without scoring the others again.
+        self.scores = sorted(
+            (
+                (memo.score(entry), -index)
+                for index, entry in enumerate(entries)
+                if entry.auto_select is not False
+            ),
+            reverse=True,
+        )[:2]
+        self._cheapest: list[tuple[int, int]] | None = None
+
+    @property
+    def cheapest(self) -> list[tuple[int, int]]:
+        """(changes, index) of the two entries with the cheapest way to a positive score;
+        computed only when the score needs one."""
+        if self._cheapest is None:
+            self._cheapest = sorted(
+                (cost, index)
+                for index, entry in enumerate(checked(self.entries, every=64))
+                if (cost := self._cost(entry)) is not None
+            )[:2]
+        return self._cheapest
+
+    def _score_changes(self, entry: Entry, index: int) -> list[Change] | None:
+        fixes = self.memo.score_fixes(entry)
+        if any(isinstance(fix, Blocker) for fix in fixes):
+            return None
+        changes = _with_index(fixes, index)
+        if entry.auto_select is False or (
+            not self.has_autoselect and entry.auto_select is not True
+        ):
+            changes.append(Change(LABEL_AUTOSELECT, AUTO_SELECT, True, index))
+        return changes
+
+    def _cost(self, entry: Entry) -> int | None:
+        changes = self._score_changes(entry, 0)
+        return None if changes is None else len(changes)
+
+    def changes(self, index: int | None, changed: Entry | None, first_match: int) -> list[Change]:
+        """What checks 6 and 7 need once entry ``index`` reads ``changed`` (None: no entry
+        changed) and ``first_match`` is the first matching entry."""
+        others = [score for score, minus in self.scores if -minus != index]
+        if changed is not None and changed.auto_select is not False:
+            others.append(self.memo.score(changed))
+        if max(others, default=0) > 0:
+            if self.has_autoselect:
+                return []
+            # As toWin does for check 6 (§19): autoSelect on the first matching entry.
+            return [Change(LABEL_AUTOSELECT, AUTO_SELECT, True, first_match)]
+        options: list[tuple[int, int, list[Change]]] = []
+        for cost, other in self.cheapest:
+            if other != index:
+                options.append((cost, other, []))
+        if index is not None and changed is not None:
+            own = self._score_changes(changed, index)
+            if own is not None:
+                options.append((len(own), index, own))
+        # Always one: the entry check 4 matches has every field the score reads agree.
+        cost, chosen, own = min(options, key=lambda option: option[:2])
+        if chosen == index:
+            return own
+        return self._score_changes(self.entries[chosen], chosen) or []
+
+
+def _entry_plan(memo: _EntryMemo, runtime: Runtime) -> tuple[str, list[Change] | str]:
+    """Checks 4, 6 and 7: the reason group of check 4, and the entry changes with the fewest
+    changes (or why none can)."""
+    entries = runtime.entries
+    if not entries:
+        return LABEL_NO_FORMATS, NO_ENTRIES
+    matching = [i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)]
+    eligibility = _Eligibility(memo, entries)
+    if matching:
+        return "", eligibility.changes(None, None, matching[0])
+    best: tuple[tuple[bool, int, int], str, list[Fix], int] | None = None
+    for index, entry in enumerate(checked(entries, every=64)):
+        fixes = memo.fixes(entry)
+        blocked = any(isinstance(fix, Blocker) for fix in fixes)
+        rank = (blocked, len(fixes), index)
+        if best is None or rank < best[0]:
+            best = (rank, fixes[0].check, fixes, index)
+    assert best is not None  # entries is not empty
+    (blocked, _, index), label, fixes, _ = best
+    if blocked:
+        blocker = next(fix for fix in fixes if isinstance(fix, Blocker))
+        return label, blocker.why
+    changed = _applied(entries[index], fixes)
+    own = _with_index(fixes, index)
+    return label, own + eligibility.changes(index, changed, index)
+
+
+def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
+    """The way out of a ``No`` row; None for a ``Yes`` row. Each entry's answers come from
+    the request's memo, which ``checks`` holds: every row of a ranking shares it."""
+    if row.compatible:
+        return None
+    runtime = row.runtime
+    label, plan = _entry_plan(_EntryMemo(checks), runtime)
+    if row.failed_check != CHECK_FORMAT:
+        label = _row_label(checks, row)
+    if isinstance(plan, str):
+        return WayOut(label, None, plan)
+    early = _runtime_fixes(checks, runtime)
+    entry_changes = [c for c in plan if c.check not in (LABEL_AUTOSELECT, LABEL_SCORE)]
+    late = [c for c in plan if c.check in (LABEL_AUTOSELECT, LABEL_SCORE)]
+    changes = (*early, *entry_changes, *_size_fixes(checks, runtime), *late)
+    return WayOut(label, changes)
+
+
+def _row_label(checks: RuntimeChecks, row: RuntimeRow) -> str:
+    check = row.failed_check
+    if check == CHECK_DISABLED:
+        return LABEL_DISABLED
+    if check == CHECK_ACCELERATOR:
+        return LABEL_ACCELERATOR
+    if check == CHECK_MODE:
+        return LABEL_MODE
+    if check == CHECK_SIZE:
+        return LABEL_SIZE
+    if check == CHECK_AUTOSELECT:
+        return LABEL_AUTOSELECT
+    assert check == CHECK_SCORE
+    first = next(e for e in row.runtime.entries if checks.entries.matches(e))
+    return LABEL_AUTOSELECT if first.auto_select is not True else LABEL_SCORE
+
+
+def way_outs(ranking: Ranking) -> tuple[WayOut | None, ...]:
+    """One per row of the ranking: None for the ``Yes`` rows."""
+    checks = ranking.checks
+    if checks is None:  # a model that is not Ready: no row
+        return (None,) * len(ranking.rows)
+    return tuple(way_out(checks, row) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
+
+
+def _unique(labels: list[str]) -> list[str]:
+    return list(dict.fromkeys(labels))
+
+
+def exclusion_summary(rows: tuple[RuntimeRow, ...], outs: tuple[WayOut | None, ...]) -> str | None:
+    """One line: how many runtimes do not qualify, grouped by reason (in the order of the
+    checks), and the one with the fewest changes to make (ties: the rows' order, §5)."""
+    found = [(row, out) for row, out in zip(rows, outs, strict=True) if out is not None]
+    if not found:
+        return None
+    counts: dict[str, int] = {}
+    for _, out in found:
+        counts[out.label] = counts.get(out.label, 0) + 1
+    # the groups in the fixed order of the checks' labels
+    groups = ", ".join(f"{label} ×{counts[label]}" for label in LABELS if label in counts)
+    count = len(found)
+    text = f"{count} runtime{'' if count == 1 else 's'} excluded: {groups}"
+    closest = None
+    for row, out in found:
+        if out.changes is not None and (
+            closest is None or len(out.changes) < len(closest[1].changes or ())
+        ):
+            closest = (row, out)
+    if closest is None:
+        return f"{text}; closest: none (no change to one runtime alone makes it qualify)"
+    row, out = closest
+    namesakes = sum(1 for other, _ in found if name_key(other.runtime) == name_key(row.runtime))
+    name = f"{row.runtime.kind} {row.name}" if namesakes > 1 else row.name
+    fixed = ", ".join(
+        _unique([label for label in LABELS if any(c.check == label for c in out.changes or ())])
+    )
+    return f"{text}; closest: {name} ({fixed})"

@@ -1,0 +1,197 @@
+"""One ``supportedModelFormats`` entry against the model: match (rules §3.1),
+mismatch text (§3.2), entry score (§4) and the explain WEIGHT column (§6)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from ..values import Entry, EntryRef, Model, ModelRef, go_quote, versions_match
+from .diffusion import diffusion_mismatch
+
+# rules §4: an explicit weight of 0 counts as 10 (format) and 5 (framework).
+ZERO_FORMAT_WEIGHT = 10
+ZERO_FRAMEWORK_WEIGHT = 5
+
+
+def model_format(model: Model) -> ModelRef:
+    """The ``modelFormat`` of a model being ranked: the rules read a model's format only once
+    it is Ready (``rank_runtimes`` answers ``ModelNotReady`` before any runtime is checked,
+    rules §15), and a Ready model has one."""
+    # cast: "Ready" is a fact about the value that the type Model does not carry. The cast
+    # changes nothing at run time: a model without a format still fails where it is read.
+    return cast(ModelRef, model.format)
+
+
+def model_label(model: Model) -> str:
+    """rules §3.3, e.g. ``mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0.dev0``."""
+    fmt = model_format(model)
+    parts = ["mt", fmt.name]
+    for value in (fmt.version, model.architecture, model.quantization):
+        if value is not None:
+            parts.append(value)
+    if model.framework is not None:
+        parts.append(model.framework.name)
+        if model.framework.version is not None:
+            parts.append(model.framework.version)
+    return ":".join(parts)
+
+
+def _versions_agree(model: ModelRef, entry: EntryRef) -> bool:
+    """rules §3.1: both set and matching, or both absent."""
+    if model.version is None or entry.version is None:
+        return model.version is None and entry.version is None
+    return versions_match(model.version, entry.version, entry.operator)
+
+
+def configured_provider(provider: str | None) -> str:
+    """rules §3.1: the configured model cache provider, trimmed; "" when none is configured."""
+    return "" if provider is None else provider.strip()
+
+
+def supports_cache_provider(model: Model, entry: Entry, provider: str) -> bool:
+    """rules §3.1: only a sharded model needs its entry to list the configured provider
+    (``provider`` already trimmed; the entry's values are compared as written)."""
+    if not model.is_sharded:
+        return True
+    if provider == "" or not entry.cache_providers:
+        return False
+    return provider in entry.cache_providers
+
+
+def _cache_provider_mismatch(entry: Entry, provider: str) -> str:
+    """rules §3.2, first part: why a sharded model cannot load through this entry."""
+    if provider == "":
+        return "no model cache provider is configured for sharded model loading"
+    if not entry.cache_providers:
+        return f"runtime format does not support model cache provider {go_quote(provider)}"
+    listed = ", ".join(entry.cache_providers)
+    return f"runtime format supports model cache providers [{listed}], not {go_quote(provider)}"
+
+
+def entry_matches(model: Model, entry: Entry, provider: str = "") -> bool:
+    if not supports_cache_provider(model, entry, provider):
+        return False
+    if entry.architecture != model.architecture or entry.quantization != model.quantization:
+        return False
+    fmt, model_fmt = entry.format, model_format(model)
+    if fmt is None or fmt.name != model_fmt.name or not _versions_agree(model_fmt, fmt):
+        return False
+    framework, wanted = model.framework, entry.framework
+    if framework is None or wanted is None:
+        if framework is not None or wanted is not None:  # only one side sets a framework
+            return False
+    elif framework.name != wanted.name or not _versions_agree(framework, wanted):
+        return False
+    return diffusion_mismatch(model.diffusion, entry.diffusion) is None
+
+
+def _presence_mismatch(what: str, model_value: str | None, entry_value: str | None) -> str | None:
+    if model_value == entry_value:
+        return None
+    if model_value is None:
+        return f"model has no {what} but runtime requires {entry_value}"
+    if entry_value is None:
+        return f"model has {what} {model_value} but runtime has no {what} requirement"
+    return f"{what} mismatch (model={model_value}, runtime={entry_value})"
+
+
+def _version_mismatch(what: str, model: ModelRef, entry: EntryRef) -> str | None:
+    if model.version is not None and entry.version is not None:
+        if versions_match(model.version, entry.version, entry.operator):
+            return None
+        return f"{what} version mismatch (model={model.version}, runtime={entry.version})"
+    if entry.version is not None:
+        return f"model has no {what} version but runtime requires {entry.version}"
+    if model.version is not None:
+        return f"model has {what} version but runtime has no version requirement"
+    return None
+
+
+def entry_mismatch(model: Model, entry: Entry, provider: str = "") -> str:
+    """rules §3.2: why this entry does not match, parts joined with ``, ``."""
+    parts = []
+    if not supports_cache_provider(model, entry, provider):
+        parts.append(_cache_provider_mismatch(entry, provider))
+    diffusion = diffusion_mismatch(model.diffusion, entry.diffusion)
+    if diffusion is not None:
+        parts.append(diffusion)
+    for what, model_value, entry_value in (
+        ("architecture", model.architecture, entry.architecture),
+        ("quantization", model.quantization, entry.quantization),
+    ):
+        text = _presence_mismatch(what, model_value, entry_value)
+        if text:
+            parts.append(text)
+    if entry.format is not None:
+        model_fmt = model_format(model)
+        if entry.format.name != model_fmt.name:
+            parts.append(
+                f"format name mismatch (model={model_fmt.name}, runtime={entry.format.name})"
+            )
+        else:
+            text = _version_mismatch("format", model_fmt, entry.format)
+            if text:
+                parts.append(text)
+    framework, wanted = model.framework, entry.framework
+    if framework is not None and wanted is not None:
+        if framework.name != wanted.name:
+            parts.append(f"framework name mismatch (model={framework.name}, runtime={wanted.name})")
+        else:
+            text = _version_mismatch("framework", framework, wanted)
+            if text:
+                parts.append(text)
+    elif wanted is not None:
+        parts.append(f"model has no framework but runtime requires {wanted.name}")
+    elif framework is not None:
+        parts.append(
+            f"model has framework {framework.name} but runtime has no framework requirement"
+        )
+    return ", ".join(parts) if parts else "unknown mismatch"
+
+
+def _score_version_ok(model: ModelRef, entry: EntryRef) -> bool:
+    """rules §4: versions only matter when both sides set one (unlike §3.1)."""
+    if model.version is None or entry.version is None:
+        return True
+    return versions_match(model.version, entry.version, entry.operator)
+
+
+def entry_score(model: Model, entry: Entry, provider: str = "") -> int:
+    """rules §4 entry score; architecture, quantization, diffusion and size play no part."""
+    if not supports_cache_provider(model, entry, provider):
+        return 0  # rules §4 step 0
+    fmt = entry.format
+    scored_format: EntryRef | None = None  # the entry's format, once it agrees with the model's
+    if fmt is not None:
+        model_fmt = model_format(model)
+        if fmt.name != model_fmt.name or not _score_version_ok(model_fmt, fmt):
+            return 0
+        scored_format = fmt
+    framework, wanted = model.framework, entry.framework
+    scored_framework: EntryRef | None = None  # the entry's framework, once it agrees too
+    if framework is not None and wanted is not None:
+        if framework.name != wanted.name or not _score_version_ok(framework, wanted):
+            return 0
+        scored_framework = wanted
+    elif framework is not None or wanted is not None:
+        return 0  # rules §4 step 4: only one side sets a framework
+    if scored_format is None and scored_framework is None:
+        return 0  # no modelFormat and no framework on either side: nothing scored
+    priority = entry.effective_priority
+    score = 0
+    if scored_format is not None:
+        score += (scored_format.weight or ZERO_FORMAT_WEIGHT) * priority
+    if scored_framework is not None:
+        score += (scored_framework.weight or ZERO_FRAMEWORK_WEIGHT) * priority
+    return score
+
+
+def row_weight(entry: Entry) -> int:
+    """rules §6 WEIGHT column: raw weights, an explicit 0 (or a negative) adds 0."""
+    priority = entry.effective_priority
+    weight = 0
+    if entry.format is not None and entry.format.weight > 0:
+        weight += entry.format.weight * priority
+    if entry.framework is not None and entry.framework.weight > 0:
+        weight += entry.framework.weight * priority
+    return weight

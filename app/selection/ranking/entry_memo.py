@@ -1,0 +1,85 @@
+"""One request's answers per ``supportedModelFormats`` entry (match, mismatch text, score, and
+what a way out reads), each computed once per distinct entry: a cluster's runtimes repeat a
+handful of formats and frameworks.
+
+Keyed by the fields each function reads, the format and framework by identity: loading shares
+one object per distinct reference (``documents.shared_entry_ref``), and the memo keeps every
+entry it computed for alive (a way out's changed entries are made on the fly), so no identity in
+a key is reused by another object while the memo lasts (two equal references that are distinct
+objects only cost a second computation). Hashing them by value ran their generated
+``__hash__`` on every lookup. An entry with a diffusion pipeline (not hashable, and
+rare) is computed every time. The values held are shared: callers only read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from ..values import Entry, Model
+from .entries import entry_matches, entry_mismatch, entry_score
+
+T = TypeVar("T")
+Key = tuple[object, ...]
+
+
+def match_key(entry: Entry) -> Key | None:
+    """What ``entry_matches``, ``entry_mismatch`` and a way out's entry fixes read."""
+    if entry.diffusion is not None:
+        return None
+    return (
+        id(entry.format),
+        id(entry.framework),
+        entry.architecture,
+        entry.quantization,
+        entry.cache_providers,
+    )
+
+
+def score_key(entry: Entry) -> Key:
+    """What ``entry_score`` and a way out's score fixes read."""
+    return (id(entry.format), id(entry.framework), entry.cache_providers, entry.priority)
+
+
+def _unit_score(model: Model, entry: Entry, provider: str) -> int:
+    return entry_score(model, replace(entry, priority=1), provider)
+
+
+class EntryMemo:
+    def __init__(self, model: Model, provider: str):
+        self.model, self.provider = model, provider
+        self._tables: dict[str, dict[Key, Any]] = {}
+        self._alive: list[Entry] = []  # the entries whose references' identities are keys
+
+    def cached(
+        self,
+        table: str,
+        key: Key | None,
+        compute: Callable[[Model, Entry, str], T],
+        entry: Entry,
+    ) -> T:
+        """``compute(model, entry, provider)``, once per ``key`` in ``table``."""
+        if key is None:
+            return compute(self.model, entry, self.provider)
+        values = self._tables.get(table)
+        if values is None:
+            values = self._tables[table] = {}
+        found = values.get(key)
+        if found is None:
+            found = values[key] = compute(self.model, entry, self.provider)
+            self._alive.append(entry)
+        return found
+
+    def matches(self, entry: Entry) -> bool:
+        return self.cached("matches", match_key(entry), entry_matches, entry)
+
+    def mismatch(self, entry: Entry) -> str:
+        return self.cached("mismatch", match_key(entry), entry_mismatch, entry)
+
+    def score(self, entry: Entry) -> int:
+        return self.cached("score", score_key(entry), entry_score, entry)
+
+    def unit_score(self, entry: Entry) -> int:
+        """The entry's score at priority 1: what each unit of priority adds (the advice)."""
+        return self.cached("unit_score", score_key(entry)[:-1], _unit_score, entry)

@@ -1,0 +1,253 @@
+"""Rank the candidate runtimes for a model exactly as OME's runtime selector does (rules §2–§7,
+§14), each row in ``kubectl ome runtime explain`` words: the target namespace, the candidates,
+their order, and what a ranking for an InferenceService depends on (``question_of``)."""
+
+from __future__ import annotations
+
+from functools import cmp_to_key
+from typing import TypedDict
+
+from ..values import (
+    DEFAULT_NAMESPACE,
+    InferenceService,
+    Model,
+    OtherObject,
+    RankRequest,
+    RepeatedObject,
+    Runtime,
+    checked,
+)
+from .checks import RuntimeChecks, RuntimeRow, compatible_score
+from .constraints import requested_modes, required_accelerator_classes
+from .entries import model_format
+from .explicit import NOTE_EXPLICIT, explicit_choice
+from .results import (
+    IgnoredObject,
+    Ranking,
+    Selection,
+    distance_order,
+    name_scope_key,
+    text_key,
+)
+from .selection_errors import SelectionError, SelectionErrorCode
+from .warnings import repeat_warnings, size_warnings, unused_size_range_warning
+
+# A deadline check every 32 runtimes: far enough apart to cost nothing next to their rows, close
+# enough to stop soon (bench/README.md, "The deadline's checks").
+RUNTIMES_PER_CHECK = 32
+MODEL_NOT_READY = "invalid model specification: modelFormat.name: model format name is required"
+
+# What a ranking for an InferenceService depends on besides the runtimes (``question_of``).
+Question = tuple[
+    str,  # the model's kind
+    str | None,  # the model's namespace
+    str,  # the model's name
+    str | None,  # the InferenceService's namespace
+    frozenset[str],  # the accelerator classes it requires
+    tuple[str | None, str | None],  # the deployment modes it asks for (engine, decoder)
+    str | None,  # spec.runtime.name
+    str | None,  # spec.runtime.kind
+]
+
+
+def target_namespace(request: RankRequest) -> str:
+    """rules §2: request, then InferenceService, then BaseModel namespace, then ``default``."""
+    isvc = request.inference_service
+    for candidate in (
+        request.namespace,
+        isvc.namespace if isvc else None,
+        None if request.model.is_cluster else request.model.namespace,
+    ):
+        if candidate:  # rules §15: an empty namespace counts as absent
+            return candidate
+    return DEFAULT_NAMESPACE
+
+
+def question_of(model: Model, isvc: InferenceService) -> Question:
+    """What a ranking for this InferenceService depends on besides the model and the runtimes:
+    InferenceServices that ask the same question share one ranking."""
+    return (
+        model.kind,
+        model.namespace,
+        model.name,
+        isvc.namespace,
+        required_accelerator_classes(isvc),
+        requested_modes(isvc),
+        isvc.runtime_name,
+        isvc.runtime_kind,
+    )
+
+
+def is_candidate(runtime: Runtime, namespace: str) -> bool:
+    return runtime.is_cluster or not runtime.namespace or runtime.namespace == namespace
+
+
+def runtime_identity(runtime: Runtime, namespace: str) -> tuple[str, str, str]:
+    """rules §2: what makes two runtimes of a request one object, the later replacing the
+    earlier: kind, namespace ("" for a ClusterServingRuntime; a ServingRuntime without one is
+    in ``namespace``, the target namespace) and name."""
+    return (
+        runtime.kind,
+        "" if runtime.is_cluster else (runtime.namespace or namespace),
+        runtime.name,
+    )
+
+
+def latest_runtimes(
+    runtimes: tuple[Runtime, ...], namespace: str
+) -> tuple[list[Runtime], list[RepeatedObject]]:
+    """rules §2: one runtime per kind, namespace and name, the last one in the request (as
+    ``kubectl apply -f`` of all of them leaves the cluster), and how often each repeated one
+    appears. A ServingRuntime without a namespace lands in the target namespace. Only the
+    candidates' repeats are reported: copies of a runtime that is not a candidate change
+    nothing, and a warning naming kind and name could not tell namespaces apart."""
+    latest: dict[tuple[str, str, str], Runtime] = {}
+    counts: dict[tuple[str, str, str], int] = {}
+    for runtime in runtimes:
+        key = runtime_identity(runtime, namespace)
+        latest[key] = runtime
+        counts[key] = counts.get(key, 0) + 1
+    repeated = [
+        RepeatedObject(kind, name, count)
+        for (kind, where, name), count in counts.items()
+        if count > 1 and where in ("", namespace)
+    ]
+    return list(latest.values()), repeated
+
+
+def _compare_rows(first: RuntimeRow, second: RuntimeRow) -> int:
+    """rules §5 on two compatible rows."""
+    if first.runtime.is_cluster != second.runtime.is_cluster:
+        return 1 if first.runtime.is_cluster else -1
+    first_score, second_score = compatible_score(first), compatible_score(second)
+    if first_score != second_score:
+        return -1 if first_score > second_score else 1
+    if first.distance is not None and second.distance is not None:
+        return distance_order(first.distance, second.distance)
+    return 0
+
+
+def order_rows(rows: list[RuntimeRow]) -> list[RuntimeRow]:
+    """rules §5 and §15 "Ties": name order first, then a stable sort on the §5
+    comparison (it is not transitive, so the pre-sort keeps chains deterministic)."""
+    by_name = sorted(rows, key=name_scope_key)
+    compatible = [row for row in by_name if row.compatible]
+    compatible.sort(key=cmp_to_key(_compare_rows))
+    namespaced = [row for row in by_name if not row.compatible and not row.runtime.is_cluster]
+    cluster = [row for row in by_name if not row.compatible and row.runtime.is_cluster]
+    return compatible + namespaced + cluster
+
+
+def no_runtime_message(model: Model, namespace: str, ranking_rows: tuple[RuntimeRow, ...]) -> str:
+    """rules §15, OME's no-runtime text: the model named by its format, every candidate counted,
+    only the excluded ones (checks 1-5) listed; no final period, ``runtimes`` never singular."""
+    fmt = model_format(model).name
+    text = f"no runtime found to support model {fmt} with format {fmt} in namespace {namespace}"
+    if ranking_rows:
+        namespaced = sum(1 for row in ranking_rows if not row.runtime.is_cluster)
+        text += (
+            f". Checked {len(ranking_rows)} runtimes ({namespaced} namespace-scoped, "
+            f"{len(ranking_rows) - namespaced} cluster-scoped)"
+        )
+    excluded = Ranking.excluded_of(ranking_rows)
+    if excluded:
+        text += ". Excluded runtimes: " + "; ".join(f"{name} ({why})" for name, why in excluded)
+    return text
+
+
+def _other_ignored(other: OtherObject) -> IgnoredObject:
+    return IgnoredObject(
+        other.kind,
+        other.name,
+        other.namespace,
+        None,
+        f"{other.kind} is not read by runtime selection",
+    )
+
+
+class _Common(TypedDict):
+    """The fields of a ``Ranking`` that every answer of one request shares."""
+
+    model: Model
+    namespace: str
+    ome_version: str
+    ignored: tuple[IgnoredObject, ...]
+
+
+def _ignored_order(item: IgnoredObject) -> tuple[bytes, bytes, bytes]:
+    return text_key(item.namespace), text_key(item.name), text_key(item.kind)
+
+
+def rank_runtimes(request: RankRequest) -> Ranking:
+    """The whole answer of ``/v1/rank`` for a validated request."""
+    model = request.model
+    namespace = target_namespace(request)
+    runtimes, repeated = latest_runtimes(request.runtimes, namespace)
+    candidates: list[Runtime] = []
+    ignored = [_other_ignored(other) for other in request.others]
+    for runtime in runtimes:
+        if is_candidate(runtime, namespace):
+            candidates.append(runtime)
+        else:
+            reason = (
+                f"ServingRuntime in namespace {runtime.namespace}, "
+                f"not in the target namespace {namespace}"
+            )
+            ignored.append(
+                IgnoredObject(runtime.kind, runtime.name, runtime.namespace, runtime.scope, reason)
+            )
+    ignored.sort(key=_ignored_order)
+    common: _Common = {
+        "model": model,
+        "namespace": namespace,
+        "ome_version": request.ome_version,
+        "ignored": tuple(ignored),
+    }
+    warnings = repeat_warnings([*request.repeated, *repeated])
+    if not model.is_ready:
+        # rules §15: OME refuses the model before it looks at any runtime.
+        return Ranking(
+            selected=None,
+            message=MODEL_NOT_READY,
+            rows=(),
+            warnings=tuple(warnings),
+            notes=(),
+            error=SelectionError(SelectionErrorCode.MODEL_NOT_READY, MODEL_NOT_READY),
+            **common,
+        )
+
+    checks = RuntimeChecks(request)
+    rows = tuple(
+        order_rows(
+            [checks.row(runtime) for runtime in checked(candidates, every=RUNTIMES_PER_CHECK)]
+        )
+    )
+    warnings += size_warnings(model, candidates)
+    unused = unused_size_range_warning(model, rows)
+    if unused is not None:
+        warnings.append(unused)
+    notes: list[str] = []
+    error = None
+    isvc = request.inference_service
+    if isvc is not None and isvc.runtime_name is not None:
+        notes.append(NOTE_EXPLICIT)
+        choice = explicit_choice(checks, isvc, namespace, candidates, request.ome_version)
+        selected, message, error = choice.selected, choice.message, choice.error
+        warnings = [*choice.warnings, *warnings]
+    elif rows and rows[0].compatible:
+        top = rows[0]
+        selected = Selection(top.name, top.scope, compatible_score(top), False)
+        message = f"Runtime {top.name} will be auto-selected for model {model.name}"
+    else:
+        selected = None
+        message = no_runtime_message(model, namespace, rows)
+    return Ranking(
+        selected=selected,
+        message=message,
+        rows=rows,
+        warnings=tuple(warnings),
+        notes=tuple(notes),
+        error=error,
+        checks=checks,
+        **common,
+    )

@@ -1,0 +1,77 @@
+"""Warnings about documents OME accepts but reads differently from how they look."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..values import Model, RepeatedObject, Runtime, format_parameters, is_plain_size, parse_size
+
+if TYPE_CHECKING:
+    from .checks import RuntimeRow
+
+_KIND_ORDER = {
+    "BaseModel": 0,
+    "ClusterBaseModel": 1,
+    "InferenceService": 2,
+    "ServingRuntime": 3,
+    "ClusterServingRuntime": 4,
+}
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _size_warning(kind: str, name: str, field: str, raw: str) -> str | None:
+    """rules §9: sizes that are not plain decimals, or that read as 0, get a warning."""
+    value = parse_size(raw)
+    if is_plain_size(raw) and value != 0:
+        return None
+    return f'{kind} {name}: {field} "{raw}" is read by OME as {format_parameters(value)} parameters'
+
+
+def size_warnings(model: Model, runtimes: list[Runtime]) -> list[str]:
+    """Size warnings for the model and the candidate runtimes, in canonical order
+    (model first, then ServingRuntimes, then ClusterServingRuntimes, by name)."""
+    found = []
+    if model.parameter_size is not None:
+        found.append(
+            _size_warning(model.kind, model.name, "spec.modelParameterSize", model.parameter_size)
+        )
+    ordered = sorted(runtimes, key=lambda r: (r.is_cluster, _bytes(r.name)))
+    for runtime in ordered:
+        bounds = runtime.size_range
+        if bounds is None:
+            continue
+        for field, raw in (("min", bounds.min), ("max", bounds.max)):
+            if raw is not None:
+                found.append(
+                    _size_warning(runtime.kind, runtime.name, f"spec.modelSizeRange.{field}", raw)
+                )
+    return [text for text in found if text is not None]
+
+
+def repeat_warnings(repeated: list[RepeatedObject]) -> list[str]:
+    """rules §2: one warning per object the request holds more than once, in kind order (models,
+    InferenceServices, ServingRuntimes, ClusterServingRuntimes), then by name."""
+    ordered = sorted(
+        repeated,
+        key=lambda item: (_KIND_ORDER.get(item.kind, len(_KIND_ORDER)), _bytes(item.name)),
+    )
+    return [
+        f"{item.kind} {item.name} appears {item.count} times in the request; the last one is used"
+        for item in ordered
+    ]
+
+
+def unused_size_range_warning(model: Model, rows: tuple[RuntimeRow, ...]) -> str | None:
+    """rules §15: a model without a size leaves the ranges of the qualifying runtimes unused."""
+    if model.parameter_size is not None:
+        return None
+    count = sum(1 for row in rows if row.compatible and row.runtime.size_range is not None)
+    if not count:
+        return None
+    return (
+        f"model has no modelParameterSize, so the modelSizeRange of {count} qualifying "
+        "runtimes plays no part"
+    )

@@ -1,0 +1,27 @@
+"""What a request holds besides the documents selection reads (rules §2, §15): objects of other
+kinds, and how often an object repeats. The accelerator classes report their repeats too, so
+these sit below every document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class OtherObject:
+    """An object of a kind selection does not read, found in a manifest stream (rules §15):
+    skipped and listed under ``ignored``."""
+
+    kind: str
+    name: str | None
+    namespace: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedObject:
+    """A model or InferenceService that a stream holds more than once: the last one is used,
+    as ``kubectl apply -f`` would leave it (rules §2). Runtimes are counted by selection."""
+
+    kind: str
+    name: str
+    count: int
