@@ -27,10 +27,15 @@ from app.cache import get_ranking_cache
 from config.settings import TestConfig
 from tests.servers import HungServer, RedisServer, Service, free_port, require_redis_server
 
-# Property tests judge answers, not speed: on a busy CI machine one example can take longer
-# than hypothesis's default 200 ms deadline, which would fail a test for the machine's load.
-settings.register_profile("no-deadline", deadline=None)
-settings.load_profile("no-deadline")
+# Hypothesis's profiles, chosen by HYPOTHESIS_PROFILE: `dev` (the default) runs a few dozen
+# examples a property test, so that the developer's loop stays fast; `ci` (.ci/run exports it)
+# runs hypothesis's own 100, the full count. A test that wants more names a multiple of the
+# profile's count (`max_examples=8 * settings.default.max_examples`): 800 in CI, 160 locally.
+# Neither has a deadline: property tests judge answers, not speed, and on a busy machine one
+# example can take longer than hypothesis's default 200 ms.
+settings.register_profile("ci", deadline=None, max_examples=100)
+settings.register_profile("dev", deadline=None, max_examples=20)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 REDIS_TEST_DB = 13
 TESTS = Path(__file__).resolve().parent

@@ -334,7 +334,7 @@ documents = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
 @given(
     st.lists(documents, min_size=1, max_size=3),
     st.sampled_from([False, None, True]),
@@ -401,7 +401,7 @@ block_streams = st.sampled_from([FAST, FAST + TRAPS]).flatmap(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=5 * settings.default.max_examples, deadline=None)
 @given(
     block_streams,
     st.sampled_from(["---\n", "--- # c\n", "\n---\n"]),
@@ -422,7 +422,7 @@ FRAGMENTS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=6 * settings.default.max_examples, deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join))
 def test_fragment_soup_never_loads_otherwise_than_the_pyyaml_path(text):
     assert_fast_path_agrees(text.encode())
@@ -447,7 +447,7 @@ def test_stream_node_budget_is_exact_on_the_fast_path():
         load_documents(raw)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
 @given(block_streams, st.integers(1, 100))
 def test_both_paths_count_the_same_nodes(nodes, budget):
     # With a small budget, every stream on either side of it: the fast path refuses exactly
@@ -587,7 +587,7 @@ SEPARATOR_STRINGS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -775,7 +775,7 @@ QUOTED_LOOPS = [
 ]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=5 * settings.default.max_examples, deadline=None)
 @given(TOKEN_TEXTS)
 def test_the_unrolled_quoted_token_patterns_match_what_their_loops_match(text):
     for loop, unrolled in QUOTED_LOOPS:
@@ -793,7 +793,7 @@ def test_the_unrolled_quoted_token_patterns_on_escapes_and_doubled_quotes(text):
         ]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=5 * settings.default.max_examples, deadline=None)
 @given(TOKEN_TEXTS)
 def test_the_token_checks_find_what_a_search_finds(text):
     """``_matches`` tries the first places a pattern's byte stands, then searches the rest."""

@@ -190,7 +190,7 @@ _STORAGE_URI = next(place for place in _CATALOG_PLACES if place[1][-1] == "stora
 _LAST_APPLIED = next(place for place in _CATALOG_PLACES if place[1][-1] == LAST_APPLIED)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_CATALOG_PLACES), st.sampled_from(JUNK))
 @example(_STORAGE_URI, 5)
 @example(_STORAGE_URI, ["s3://bucket/model?secret=1"])
@@ -216,7 +216,7 @@ _SEED_OBJECTS = [
 _SEED_PLACES = _dropped_places(_SEED_OBJECTS)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_SEED_PLACES), st.sampled_from(JUNK))
 def test_a_question_is_answered_alike_whatever_the_stored_form_drops(fuzz_client, place, value):
     whole, stored = _with_junk(_SEED_OBJECTS, place, value)
