@@ -52,7 +52,7 @@ GROUP_OF_FIXTURE = {
     "service": "gunicorn",
     "redis_cluster": "redis_cluster",
 }
-SLOW_GROUPS = ("browser", "gunicorn", "hostile", "redis_cluster", "kubectl", "contract")
+SLOW_GROUPS = ("browser", "gunicorn", "hostile", "redis_cluster", "kubectl", "contract", "scale")
 RUN_PREFIX = f"ome-ranker-test:{uuid.uuid4().hex[:12]}:"
 _test_numbers = itertools.count()
 

@@ -544,6 +544,7 @@ def test_yaml_fuzz_yaml_like_text(text):
     _check_yaml(("kind: BaseModel\nx: " + text).encode())
 
 
+@pytest.mark.scale
 def test_yaml_node_budget_is_per_stream_as_well_as_per_document():
     half = MAX_NODES // 2 + 10  # two documents together exceed MAX_NODES, each stays below
 
