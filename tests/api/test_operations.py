@@ -14,8 +14,10 @@ from app.cache import CachedAnswer, get_ranking_cache
 from app.cache.framing import CorruptEntry
 from app.errors import DeadlineExceeded
 from app.http import deadline
+from app.selection import budget
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
+from tests.clock import ManualClock
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
@@ -209,14 +211,18 @@ def test_a_request_past_its_deadline_is_a_json_503(make_app):
     )
 
 
-def test_deadline_check_in_a_long_loop(app):
+def test_deadline_check_in_a_long_loop(app, monkeypatch):
     """How code in a long loop uses it; outside a request it never raises."""
+    clock = ManualClock()
+    monkeypatch.setattr(budget, "time", clock)
     deadline.check()
     with app.test_request_context():
         deadline.start(0.05)
         deadline.check()
-        assert 0 < deadline.remaining() <= 0.05
-        time.sleep(0.06)
+        clock.advance(0.04)
+        assert deadline.remaining() == pytest.approx(0.01)
+        deadline.check()
+        clock.advance(0.02)
         with pytest.raises(DeadlineExceeded, match=r"\(0.05 s\)"):
             for _ in range(3):
                 deadline.check()

@@ -7,7 +7,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -24,6 +24,7 @@ from app.store import (
     StoreError,
 )
 from app.store.sqlite import SqliteCatalogStore
+from tests.clock import TickingCalendar
 from tests.store.objects import catalog, isvc, model, runtime
 
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\Z")
@@ -37,20 +38,11 @@ def _counts(**counts: int) -> dict[str, int]:
     return {kind: counts.get(kind, 0) for kind in KINDS}
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2025, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
 # --- core: every backend, Redis Cluster included -------------------------------------------------
 
 
 def test_settings_create_then_update(backend):
-    store = backend.make(clock=Clock())
+    store = backend.make(clock=TickingCalendar())
     assert store.get_info("prod") is None
     info, created = store.put_settings("prod", ClusterSettings())
     assert created
