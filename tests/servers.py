@@ -12,6 +12,7 @@ import http.server
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -246,14 +247,14 @@ class RedisServer:
 
 class HungServer:
     """Accepts TCP connections and never sends a byte, like a Redis stuck in a long command or a
-    firewall that swallows packets after the handshake. Counts the connections it accepted."""
+    firewall that swallows packets after the handshake. Counts the connections made to it."""
 
     def __init__(self) -> None:
         self._listener = socket.create_server(("127.0.0.1", 0))
-        self._listener.settimeout(0.05)
+        self._listener.setblocking(False)
         self.port = self._listener.getsockname()[1]
-        self.accepted = 0
         self._connections: list[socket.socket] = []
+        self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._accept_forever, daemon=True)
         self._thread.start()
@@ -262,14 +263,23 @@ class HungServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    def connections(self) -> int:
+        """The connections clients have made so far, exactly, without waiting: by the time a
+        client has given up waiting for an answer, the kernel holds its connection in the
+        listener's queue, and what waits there is accepted (and counted) now."""
+        with self._lock:
+            while True:
+                try:
+                    connection, _ = self._listener.accept()
+                except BlockingIOError:
+                    return len(self._connections)
+                self._connections.append(connection)
+
     def _accept_forever(self) -> None:
+        # Keeps the queue short while clients connect; connections() counts what is left.
         while not self._stopping.is_set():
-            try:
-                connection, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            self._connections.append(connection)
-            self.accepted += 1
+            select.select([self._listener], [], [], 0.05)
+            self.connections()
 
     def close(self) -> None:
         self._stopping.set()
