@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ from app import create_app
 from app.cache import get_ranking_cache
 from config.settings import TestConfig
 from tests.servers import HungServer, RedisServer, Service, free_port, require_redis_server
+from tests.waiting import wait_for
 
 # Hypothesis's profiles, chosen by HYPOTHESIS_PROFILE: `dev` (the default) runs a few dozen
 # examples a property test, so that the developer's loop stays fast; `ci` (.ci/run exports it)
@@ -237,15 +237,14 @@ def redis_cluster(redis_server: Callable[..., RedisServer]) -> list[RedisServer]
         for node in nodes[1:]:
             bus_port = node.options[node.options.index("--cluster-port") + 1]
             clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", node.port, bus_port)
-        deadline = time.monotonic() + 20
-        while not all(
-            client.cluster("info")["cluster_state"] == "ok"
-            and len(client.cluster("nodes")) == len(nodes)
-            for client in clients
-        ):
-            if time.monotonic() > deadline:
-                raise RuntimeError("the test cluster did not form")
-            time.sleep(0.05)
+        wait_for(
+            lambda: all(
+                client.cluster("info")["cluster_state"] == "ok"
+                and len(client.cluster("nodes")) == len(nodes)
+                for client in clients
+            ),
+            "the test cluster forms",
+        )
     finally:
         for client in clients:
             client.close()

@@ -103,9 +103,9 @@ class Service:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
-    def wait_for_log(self, text: str, timeout: float = 2) -> bool:
+    def wait_for_log(self, text: str, timeout: float = 30) -> bool:
         """Whether ``text`` appears in the log within ``timeout`` (a line written just after
-        an answer may come after the client read it)."""
+        an answer may come after the client read it; the bound only stops a broken run)."""
         deadline = time.monotonic() + timeout
         while text not in self.log():
             if time.monotonic() > deadline:

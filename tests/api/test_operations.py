@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from app.selection import budget
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
 from tests.clock import ManualClock
+from tests.waiting import wait_for
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
@@ -57,15 +57,15 @@ def test_healthz(client):
 def readyz(client, until=lambda body: True) -> tuple[int, dict]:
     """``/readyz`` once ``until`` holds of its body and its store check has ended: the checks
     run beside the probe, whose first answers may come before they end (app/health.py)."""
-    deadline = time.monotonic() + 30
-    while True:
+
+    def answered() -> tuple[int, dict] | None:
         response = client.get("/readyz")
         assert response.headers["Cache-Control"] == "no-store"
         body = response.get_json()
-        if body["store"]["state"] != "unknown" and until(body):
-            return response.status_code, body
-        assert time.monotonic() < deadline, body
-        time.sleep(0.02)
+        ended = body["store"]["state"] != "unknown" and until(body)
+        return (response.status_code, body) if ended else None
+
+    return wait_for(answered, "/readyz as awaited")
 
 
 SQLITE_UP = {"backend": "sqlite", "state": "up", "reason": None}

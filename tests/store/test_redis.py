@@ -16,6 +16,7 @@ from app.store.redis import CLIENT_NAME, RedisCatalogStore
 from tests.servers import free_port
 from tests.store.conftest import CLUSTER_PREFIX
 from tests.store.objects import catalog, model, runtime
+from tests.waiting import wait_for
 
 
 @pytest.fixture
@@ -213,10 +214,10 @@ def test_a_cluster_keeps_its_keys_in_one_slot_and_clusters_spread(redis_cluster)
     finally:
         store.close()
     # Closing the store closes its connections to every node.
-    deadline = time.monotonic() + 5
-    while any(_our_connections(node) for node in redis_cluster):
-        assert time.monotonic() < deadline, [_our_connections(node) for node in redis_cluster]
-        time.sleep(0.05)
+    wait_for(
+        lambda: not any(_our_connections(node) for node in redis_cluster),
+        "every node sees our connections closed",
+    )
     client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", redis_cluster[0].port)])
     try:
         keys = [key.decode() for key in client.scan_iter(match=f"{CLUSTER_PREFIX}*")]
