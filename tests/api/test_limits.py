@@ -5,19 +5,15 @@ stored catalogs and overlays included; what the bounds let through stops at the 
 from __future__ import annotations
 
 import pytest
-import yaml
 
 import app.selection.catalog as catalog
 import app.selection.service_admission as admission
 from app.selection import budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
 from tests.clock import TickingClock
+from tests.yaml_data import stream
 
 YAML = {"Content-Type": "application/yaml"}
-
-
-def stream(*documents: dict) -> bytes:
-    return yaml.safe_dump_all(documents, sort_keys=False).encode()
 
 
 def workload(models: int = 6, runtimes: int = 10, services: int = 0, engine: bool = True):
