@@ -2,8 +2,8 @@
 piece of work. Waiting for a core adds to the time on the clock, not to the CPU time, so a bound
 well under what a quadratic scan of the input would cost (minutes) holds at any load.
 
-The tests that use it feed inputs at the service's real bounds: they are in the ``scale`` group
-(``slow``), which ``make test`` runs and ``make test-fast`` leaves out."""
+The tests that use it feed inputs at the service's real bounds: they are in a slow group (``scale``
+for the most part), which ``make test`` runs and ``make test-fast`` leaves out."""
 
 from __future__ import annotations
 
