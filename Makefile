@@ -40,8 +40,9 @@ check: $(BIN)/.installed-dev
 test: check
 	$(BIN)/pytest --cov --cov-report=term:skip-covered
 
-# A developer's loop: the suite without the slow groups (browser, gunicorn, hostile, Redis
-# Cluster, kubectl; see the markers in pyproject.toml).
+# A developer's loop, on every core: the suite without the slow groups (browser, gunicorn,
+# hostile, Redis Cluster, kubectl, contract, scale; see the markers in pyproject.toml), property
+# tests at a few dozen examples each (the dev profile; .ci/run asks for CI's full counts).
 test-fast: $(BIN)/.installed-dev
 	$(BIN)/pytest -m "not slow" -n auto
 

@@ -16,6 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.builders import token_file
 from tests.servers import Service
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.gunicorn  # a real server per module or test
 
@@ -77,13 +78,6 @@ def broken_file_logged_by(service: Service) -> set[int]:
     return {line["pid"] for line in lines if "is not valid YAML" in line["msg"]}
 
 
-def until(condition, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
-
-
 @pytest.mark.parametrize(
     ("settings", "named"),
     [
@@ -120,7 +114,7 @@ def test_a_token_file_that_changes_or_breaks_while_the_service_runs(tmp_path):
         OME_RANKER_STORE_PATH=str(tmp_path / "catalogs.sqlite3"),
     ).start()
     try:
-        until(lambda: len(service.worker_pids()) == 2, "two workers")
+        wait_for(lambda: len(service.worker_pids()) == 2, "two workers")
         workers = service.worker_pids()
         until_every_worker(service, workers, "revoked", 200)  # each has read the first file
         # Removed: refused by every worker, without a restart.
@@ -136,13 +130,13 @@ def test_a_token_file_that_changes_or_breaks_while_the_service_runs(tmp_path):
             assert ask(service, "added")[0] == 200  # the last good tokens, meanwhile too
             return workers <= broken_file_logged_by(service)
 
-        until(every_worker_saw_it, "every worker logs the broken file")
+        wait_for(every_worker_saw_it, "every worker logs the broken file")
         until_every_worker(service, workers, "revoked", 401)
         # A worker forked now starts with the last good tokens, which only the workers read:
         # the master read the file at start, when "revoked" was in it and "added" was not.
         killed = min(workers)
         os.kill(killed, signal.SIGKILL)
-        until(lambda: service.worker_pids() - workers, "a new worker")
+        wait_for(lambda: service.worker_pids() - workers, "a new worker")
         (new,) = service.worker_pids() - workers
         until_every_worker(service, {new}, "added", 200)
         until_every_worker(service, {new}, "revoked", 401)

@@ -19,7 +19,7 @@ def stdlib(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
 
 
-@settings(max_examples=400)
+@settings(max_examples=4 * settings.default.max_examples)
 @given(json_values)
 def test_any_json_value_encodes_as_the_stdlib_does(value):
     assert to_json(value) == stdlib(value)

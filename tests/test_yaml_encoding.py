@@ -13,7 +13,7 @@ from tests.clock import TickingClock
 from tests.json_values import json_values
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=20 * settings.default.max_examples, deadline=None)
 @given(json_values)
 def test_every_json_value_reads_back_equal(value):
     assert yaml.safe_load(to_yaml(value)) == value

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests import yaml_data
+
 CASES = Path(__file__).parent / "ome_cases"
 SCHEMA_CODES = {"UnknownField", "Required", "Unsupported", "Invalid"}
 
@@ -59,7 +61,7 @@ DIFFERENCES: dict[str, str] = {
 def _load() -> list:
     found = []
     for path in sorted(CASES.glob("*.yaml")):
-        for index, case in enumerate(yaml.safe_load(path.read_text()) or []):
+        for index, case in enumerate(yaml_data.load(path.read_text()) or []):
             case_id = f"{path.stem}[{index}] {case['name']}"
             marks = []
             if case.get("set_aside"):

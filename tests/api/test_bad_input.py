@@ -313,7 +313,11 @@ _BASE = rank_body(
 _ALL_PATHS = list(json_paths(_BASE))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=3 * settings.default.max_examples,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(st.sampled_from(_ALL_PATHS), _json_values, st.sampled_from(["/v1/rank", "/v1/select"]))
 def test_no_input_gives_a_500(fuzz_client, path, value, endpoint):
     body = copy.deepcopy(_BASE)

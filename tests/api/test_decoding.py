@@ -147,7 +147,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
 @given(json_values, st.booleans(), st.sampled_from([None, 1]))
 def test_json_byte_scan_depth_matches_the_decoded_tree(value, ensure_ascii, indent):
     raw = json.dumps(value, ensure_ascii=ensure_ascii, indent=indent).encode()
@@ -155,7 +155,7 @@ def test_json_byte_scan_depth_matches_the_decoded_tree(value, ensure_ascii, inde
     assert decode_json_body(json.dumps({"v": value}).encode()) == {"v": value}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
 @given(st.one_of(st.binary(), st.text().map(str.encode)))
 def test_json_fuzz_returns_a_dict_or_raises_malformed(raw):
     try:
@@ -222,7 +222,7 @@ def test_json_bodies_orjson_refuses_or_reads_read_as_the_stdlib_reads_them(raw):
     assert same_json(decode_json_body(raw), stdlib_decoded(raw))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
 @given(
     st.recursive(
         st.none()
@@ -531,19 +531,20 @@ def _check_yaml(raw: bytes) -> None:
     json.dumps(request)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
 @given(st.one_of(st.binary(), st.text().map(str.encode)))
 def test_yaml_fuzz_arbitrary_bytes_and_text(raw):
     _check_yaml(raw)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
 @given(st.lists(st.sampled_from(YAML_FRAGMENTS), max_size=40).map("".join))
 def test_yaml_fuzz_yaml_like_text(text):
     _check_yaml(text.encode())
     _check_yaml(("kind: BaseModel\nx: " + text).encode())
 
 
+@pytest.mark.scale
 def test_yaml_node_budget_is_per_stream_as_well_as_per_document():
     half = MAX_NODES // 2 + 10  # two documents together exceed MAX_NODES, each stays below
 

@@ -5,19 +5,15 @@ stored catalogs and overlays included; what the bounds let through stops at the 
 from __future__ import annotations
 
 import pytest
-import yaml
 
 import app.selection.admission.services as admission
 import app.selection.questions.outcomes as catalog
 from app.selection.values import budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
 from tests.clock import TickingClock
+from tests.yaml_data import stream
 
 YAML = {"Content-Type": "application/yaml"}
-
-
-def stream(*documents: dict) -> bytes:
-    return yaml.safe_dump_all(documents, sort_keys=False).encode()
 
 
 def workload(models: int = 6, runtimes: int = 10, services: int = 0, engine: bool = True):
@@ -237,17 +233,18 @@ def test_an_answer_over_the_size_bound_is_refused_before_it_is_written(make_app)
 
 
 @pytest.mark.parametrize(
-    ("path", "body"),
+    ("path", "sizes"),
     [
-        ("/v1/selections", stream(*workload(models=40, runtimes=30))),
-        ("/v1/lint", stream(*workload(models=20, runtimes=30, services=20))),
-        ("/v1/rank", stream(*workload(models=1, runtimes=3000))),
+        ("/v1/selections", {"models": 40, "runtimes": 30}),
+        ("/v1/lint", {"models": 20, "runtimes": 30, "services": 20}),
+        ("/v1/rank", {"models": 1, "runtimes": 3000}),
     ],
     ids=["selections", "lint", "rank"],
 )
-def test_the_deadline_stops_the_work_inside_the_rules(make_app, monkeypatch, path, body):
+def test_the_deadline_stops_the_work_inside_the_rules(make_app, monkeypatch, path, sizes):
     """The answer is the application's own 503 (with its request id), given as soon as the
     deadline passed inside a ranking, not at the end of the request."""
+    body = stream(*workload(**sizes))  # written here, not at collection: 3 000 runtimes of YAML
     clock = TickingClock()
     monkeypatch.setattr(budget, "time", clock)
     api = make_app(REQUEST_DEADLINE_SECONDS=40).test_client()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,8 +13,11 @@ from app.cache import CachedAnswer, get_ranking_cache
 from app.cache.framing import CorruptEntry
 from app.errors import DeadlineExceeded
 from app.http import deadline
+from app.selection.values import budget
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
+from tests.clock import ManualClock
+from tests.waiting import wait_for
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
@@ -55,15 +57,15 @@ def test_healthz(client):
 def readyz(client, until=lambda body: True) -> tuple[int, dict]:
     """``/readyz`` once ``until`` holds of its body and its store check has ended: the checks
     run beside the probe, whose first answers may come before they end (app/health.py)."""
-    deadline = time.monotonic() + 30
-    while True:
+
+    def answered() -> tuple[int, dict] | None:
         response = client.get("/readyz")
         assert response.headers["Cache-Control"] == "no-store"
         body = response.get_json()
-        if body["store"]["state"] != "unknown" and until(body):
-            return response.status_code, body
-        assert time.monotonic() < deadline, body
-        time.sleep(0.02)
+        ended = body["store"]["state"] != "unknown" and until(body)
+        return (response.status_code, body) if ended else None
+
+    return wait_for(answered, "/readyz as awaited")
 
 
 SQLITE_UP = {"backend": "sqlite", "state": "up", "reason": None}
@@ -209,14 +211,18 @@ def test_a_request_past_its_deadline_is_a_json_503(make_app):
     )
 
 
-def test_deadline_check_in_a_long_loop(app):
+def test_deadline_check_in_a_long_loop(app, monkeypatch):
     """How code in a long loop uses it; outside a request it never raises."""
+    clock = ManualClock()
+    monkeypatch.setattr(budget, "time", clock)
     deadline.check()
     with app.test_request_context():
         deadline.start(0.05)
         deadline.check()
-        assert 0 < deadline.remaining() <= 0.05
-        time.sleep(0.06)
+        clock.advance(0.04)
+        assert deadline.remaining() == pytest.approx(0.01)
+        deadline.check()
+        clock.advance(0.02)
         with pytest.raises(DeadlineExceeded, match=r"\(0.05 s\)"):
             for _ in range(3):
                 deadline.check()

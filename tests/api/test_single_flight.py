@@ -4,25 +4,15 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 from app.api import cluster_answers
 from app.cache import get_ranking_cache
+from tests.waiting import wait_for
 
 SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
 URL = "/v1/clusters/prod/rank?model=llama-3-2-3b-instruct&namespace=llama-demo"
 ASKING = 4
-
-
-def until(condition, bound: float = 30) -> bool:
-    """Poll ``condition`` (the bound only stops a broken run)."""
-    deadline = time.monotonic() + bound
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def test_concurrent_misses_of_one_answer_compute_it_once(app, monkeypatch):
@@ -51,11 +41,12 @@ def test_concurrent_misses_of_one_answer_compute_it_once(app, monkeypatch):
     for thread in threads:
         thread.start()
     # Every request is in: one computing, the others waiting for its answer.
-    all_in = until(lambda: flights.requests() == ASKING)
-    release.set()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert all_in
+    try:
+        wait_for(lambda: flights.requests() == ASKING, "every request in")
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join(timeout=60)
     assert len(computed) == 1
     assert sorted(cache for _, cache, _ in answers) == ["hit"] * (ASKING - 1) + ["miss"]
     assert {(status, body) for status, _, body in answers} == {(200, answers[0][2])}

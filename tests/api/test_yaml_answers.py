@@ -10,14 +10,11 @@ from app.selection.values import budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
 from tests.clock import TickingClock
 from tests.servers import SEED_YAML
+from tests.yaml_data import stream
 
 MANIFESTS = {"Content-Type": "application/yaml"}
 AS_YAML = {"Accept": "application/yaml"}
 SEED_MODEL = "llama-3-2-3b-instruct"
-
-
-def stream(*documents: dict) -> bytes:
-    return yaml.safe_dump_all(documents, sort_keys=False).encode()
 
 
 # Names, messages and annotations with what YAML reads otherwise: booleans, numbers, dates,

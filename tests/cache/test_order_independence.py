@@ -21,7 +21,9 @@ ANSWERS = [
 
 # One app for every example is what we want: it never caches (no-cache, and no entries).
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=3 * settings.default.max_examples // 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(requests(), st.randoms(use_true_random=False), st.sampled_from(ANSWERS))
 def test_shuffled_runtimes_give_the_same_bytes(make_app, body, random, answer):

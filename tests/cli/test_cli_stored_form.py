@@ -24,6 +24,7 @@ from app.cli.api import Sent, stored_forms
 from app.cli.sources import Manifest, parse
 from app.schemas.stored import DROPPED_ANNOTATIONS, stored_form
 from bench.manifests import rank_request_body
+from tests import yaml_data
 from tests.api.test_stored_form import MARKER, dump
 from tests.builders import json_paths
 from tests.cli.support import SEED, invoke, write_yaml
@@ -57,7 +58,7 @@ def _case_questions() -> Iterator[tuple[str, list, list[tuple[str, str]]]]:
     each a question with its query."""
     for param in load_cases():
         (case,) = param.values
-        documents = [d for d in yaml.safe_load_all(case["manifests"]) if d is not None]
+        documents = [d for d in yaml_data.load_all(case["manifests"]) if d is not None]
         query = sorted((case.get("query") or {}).items())
         yield param.id, documents, [(key, str(value)) for key, value in query]
     realistic = rank_request_body(60)
@@ -65,7 +66,7 @@ def _case_questions() -> Iterator[tuple[str, list, list[tuple[str, str]]]]:
     yield "realistic-runtimes", [realistic["model"], *realistic["runtimes"]], namespace
     yield (
         "accelerators",
-        list(yaml.safe_load_all((FIXTURES / "select_accelerators.yaml").read_text())),
+        list(yaml_data.load_all((FIXTURES / "select_accelerators.yaml").read_text())),
         [],
     )
 
@@ -190,7 +191,7 @@ _STORAGE_URI = next(place for place in _CATALOG_PLACES if place[1][-1] == "stora
 _LAST_APPLIED = next(place for place in _CATALOG_PLACES if place[1][-1] == LAST_APPLIED)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_CATALOG_PLACES), st.sampled_from(JUNK))
 @example(_STORAGE_URI, 5)
 @example(_STORAGE_URI, ["s3://bucket/model?secret=1"])
@@ -216,7 +217,7 @@ _SEED_OBJECTS = [
 _SEED_PLACES = _dropped_places(_SEED_OBJECTS)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_SEED_PLACES), st.sampled_from(JUNK))
 def test_a_question_is_answered_alike_whatever_the_stored_form_drops(fuzz_client, place, value):
     whole, stored = _with_junk(_SEED_OBJECTS, place, value)

@@ -46,7 +46,7 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 
 @schema.parametrize()
 @settings(
-    max_examples=60,
+    max_examples=3 * settings.default.max_examples // 5,
     deadline=None,
     derandomize=True,
     suppress_health_check=list(HealthCheck),

@@ -10,7 +10,6 @@ import os
 import re
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from tests.deploy.test_kubernetes import (
     service_deployment,
 )
 from tests.servers import REDIS_SERVER, free_port, require_redis_server
+from tests.waiting import wait_for
 
 PASSWORD = "0123456789abcdef" * 4  # as `openssl rand -hex 32` makes one
 REDIS_CLI = "/usr/bin/redis-cli"
@@ -66,15 +66,16 @@ def _here(text: str, volumes: dict[str, Path]) -> str:
 
 
 def _wait_for(port: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 10
-    while True:
+    def listening() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"redis-server did not start: {process.args}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
         except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"redis-server did not start: {process.args}") from None
-            time.sleep(0.02)
+            return False
+        return True
+
+    wait_for(listening, f"redis-server on port {port} accepts connections")
 
 
 @pytest.fixture(params=IN_CLUSTER_REDIS)

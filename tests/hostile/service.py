@@ -8,6 +8,8 @@ import socket
 import time
 from dataclasses import dataclass
 
+from tests.servers import HANG_SECONDS
+
 
 @dataclass
 class Reply:
@@ -45,7 +47,12 @@ class Reply:
 
 
 def exchange(
-    port: int, data: bytes, *, half_close: bool = True, timeout: float = 5, then: bytes = b""
+    port: int,
+    data: bytes,
+    *,
+    half_close: bool = True,
+    timeout: float = HANG_SECONDS,
+    then: bytes = b"",
 ) -> Reply:
     """Send ``data`` on a new connection (then end the sending side), read until the service
     closes: the reply and how long it took."""
@@ -68,7 +75,7 @@ def exchange(
         return Reply(b"".join(chunks), time.monotonic() - started)
 
 
-def read_reply(sock: socket.socket, timeout: float = 10) -> Reply:
+def read_reply(sock: socket.socket, timeout: float = HANG_SECONDS) -> Reply:
     """Read from an open connection until the service closes it."""
     sock.settimeout(timeout)
     started, chunks = time.monotonic(), []

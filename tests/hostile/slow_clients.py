@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.waiting import wait_for
+
 SEED_YAML = (Path(__file__).resolve().parents[1] / "fixtures" / "seed_example.yaml").read_bytes()
 KINDS = ("head", "body", "upload")
 UPLOAD_BYTES = 1024 * 1024
@@ -162,7 +164,7 @@ def run(
     ]
     for client in slow:
         client.start()
-    time.sleep(min(2.0, seconds / 4))  # let them all connect and start trickling
+    wait_for(lambda: report.connections >= clients, "every slow client connected")
     ends = time.monotonic() + seconds
     try:
         while time.monotonic() < ends:

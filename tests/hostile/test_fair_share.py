@@ -21,6 +21,7 @@ import pytest
 
 from tests.builders import token_file
 from tests.servers import free_port
+from tests.waiting import wait_for
 
 from .service import exchange
 
@@ -63,6 +64,7 @@ class Trickler(threading.Thread):
         super().__init__(daemon=True)
         self.port, self.length, self.stop = port, length, stop
         self.answers: list[bytes] = []
+        self.uploading = threading.Event()  # its first quarter is sent: a thread reads the rest
 
     def run(self) -> None:
         head = (
@@ -73,6 +75,7 @@ class Trickler(threading.Thread):
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=30) as sock:
                     sock.sendall(head + b" " * (self.length // 4))
+                    self.uploading.set()
                     sock.settimeout(0.5)
                     while not self.stop.is_set():
                         try:
@@ -106,7 +109,8 @@ def test_a_token_holders_write_is_not_starved_by_anonymous_uploads(start_service
     for trickler in tricklers:
         trickler.start()
     try:
-        time.sleep(1)  # every thread that may read a long body is reading a trickle
+        # Every thread that may read a long body is reading a trickle.
+        wait_for(lambda: all(t.uploading.is_set() for t in tricklers), "every trickle uploading")
         outcomes = []
         for _ in range(6):
             started = time.monotonic()
@@ -173,7 +177,7 @@ def test_probes_are_answered_through_a_flood_of_idle_connections(start_service):
     try:
         for _ in range(400):
             flood.append(socket.create_connection(("127.0.0.1", service.port), timeout=5))
-        time.sleep(0.5)  # the workers accept up to their cap
+        # However far the workers are in accepting the flood, a probe waits behind it.
         with pytest.raises(TimeoutError):  # the API's port is full: the probe waits there
             service.request("GET", "/healthz", timeout=2)
         for _ in range(10):  # answered while the flood still holds the API's port
@@ -197,7 +201,7 @@ def test_an_anonymous_long_body_that_waited_for_a_thread_is_answered_busy(start_
     for trickler in tricklers:
         trickler.start()
     try:
-        time.sleep(1)
+        wait_for(lambda: all(t.uploading.is_set() for t in tricklers), "both trickles uploading")
         head = (
             b"POST /v1/rank HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             b"Content-Length: %d\r\n\r\n" % (1024 * 1024)

@@ -1,5 +1,6 @@
-"""Hostile requests against a real gunicorn: each gets the documented JSON error within 2 s,
-no worker is killed for its timeout, and a good request is answered right after."""
+"""Hostile requests against a real gunicorn: each gets the documented JSON error (well under a
+second on an idle machine; the bound, HANG_SECONDS, catches a worker stuck on it), no worker is
+killed for its timeout, and a good request is answered right after."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ import urllib.request
 import pytest
 
 from tests.hostile.service import Reply, exchange, read_reply
-from tests.servers import SEED_YAML
+from tests.servers import HANG_SECONDS, SEED_YAML
 
-ANSWER_SECONDS = 2.0
 MAX_BODY = 1024 * 1024  # the shared server's OME_RANKER_MAX_BODY_BYTES
 
 
@@ -33,7 +33,7 @@ def _assert_error(reply: Reply, status: int, code: str) -> dict:
     assert reply.status == status, reply.raw[:300]
     error = reply.error()
     assert error["code"] == code, error
-    assert reply.seconds < ANSWER_SECONDS
+    assert reply.seconds < HANG_SECONDS
     assert b"Traceback" not in reply.raw
     return error
 
@@ -60,7 +60,7 @@ def test_long_digit_sizes_are_read_in_linear_time(service, size):
     body = _model_with_size(size)
     reply = exchange(service.port, _post(body, b"Content-Length: %d" % len(body)))
     assert reply.status == 200, reply.raw[:300]
-    assert reply.seconds < ANSWER_SECONDS
+    assert reply.seconds < HANG_SECONDS  # 30 000 digits once reached the worker timeout
     assert json.loads(reply.body)["model"]["name"] == "bomb"
     longer = _model_with_size("1" * 30_000 + size)
     error = _assert_error(
@@ -133,11 +133,10 @@ def test_what_is_dropped_after_a_413_is_bounded(service):
         sock.sendall(_post(b"", b"Content-Length: %d" % (1000 * MAX_BODY)))
         started = time.monotonic()
         with pytest.raises(OSError):  # reset, or a send that cannot go on
-            while time.monotonic() - started < 10:
+            while time.monotonic() - started < HANG_SECONDS:
                 sock.sendall(b"x" * 65536)
                 sent += 65536
     assert 4 * MAX_BODY <= sent < 4 * MAX_BODY + 32 * 1024 * 1024  # + the sockets' buffers
-    assert time.monotonic() - started < 5
     service.assert_still_serving()
 
 

@@ -27,6 +27,8 @@ from urllib.parse import urlencode
 import pytest
 import yaml
 
+from tests import yaml_data
+
 CASES_DIR = Path(__file__).parent / "cases"
 YAML_MIME = "application/yaml"
 CASE_KEYS = frozenset({"name", "source", "query", "manifests", "expect"})
@@ -58,7 +60,7 @@ SELECTED_KEYS = frozenset({"name", "scope", "explicit", "score"})
 def load_cases() -> list[Any]:
     params = []
     for path in sorted(CASES_DIR.glob("*.yaml")):
-        cases = yaml.safe_load(path.read_text(encoding="utf-8"))
+        cases = yaml_data.load(path.read_text(encoding="utf-8"))
         assert isinstance(cases, list), f"{path.name}: a list of cases"
         for case in cases:
             params.append(pytest.param(case, id=f"{path.stem}::{case['name']}"))

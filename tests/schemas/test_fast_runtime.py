@@ -126,7 +126,9 @@ def schema_load(value):
         return None
 
 
-@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=8 * settings.default.max_examples, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(mutated_runtimes())
 def test_agrees_with_the_schema_whenever_it_answers(value):
     fast = load_runtime(value)
@@ -225,7 +227,7 @@ NAMESPACE = st.one_of(
 )
 
 
-@settings(max_examples=500)
+@settings(max_examples=5 * settings.default.max_examples)
 @given(
     st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
     KUBERNETES_NAME,

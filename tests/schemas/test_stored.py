@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 from marshmallow import fields
 
 from app.reading.manifests import collect
@@ -18,6 +17,7 @@ from app.schemas.documents import (
 from app.schemas.objects import load_object
 from app.schemas.stored import KEEP, SHAPES, Items, stored_form
 from bench.manifests import rank_request_body
+from tests import yaml_data
 
 TESTS = Path(__file__).resolve().parents[1]
 READ_KINDS = ("BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime")
@@ -28,10 +28,10 @@ def manifests() -> list[dict]:
     """Every manifest the tests hold: the fixtures, the OME docs cases, realistic runtimes."""
     found = []
     for path in (TESTS / "fixtures").glob("*.yaml"):
-        found += [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+        found += [d for d in yaml_data.load_all(path.read_text()) if d is not None]
     for path in (TESTS / "ome_docs" / "cases").glob("*.yaml"):
-        for case in yaml.safe_load(path.read_text()):
-            found += [d for d in yaml.safe_load_all(case["manifests"]) if d is not None]
+        for case in yaml_data.load(path.read_text()):
+            found += [d for d in yaml_data.load_all(case["manifests"]) if d is not None]
     found += rank_request_body(60)["runtimes"]
     objects = [obj for _label, obj in collect(found)]
     return [obj for obj in objects if obj.get("kind") in (*READ_KINDS, "InferenceService")]

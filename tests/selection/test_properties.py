@@ -84,7 +84,7 @@ def _summary(ranking):
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
 @given(requests(), st.randoms(use_true_random=False))
 def test_runtime_order_in_the_request_never_matters(body, random):
     shuffled = copy.deepcopy(body)
@@ -92,7 +92,7 @@ def test_runtime_order_in_the_request_never_matters(body, random):
     assert _summary(_rank(body)) == _summary(_rank(shuffled))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
 @given(requests())
 def test_rows_are_consistent(body):
     ranking = _rank(body)
@@ -118,7 +118,7 @@ def test_rows_are_consistent(body):
         assert ranking.message.startswith("no runtime found to support model")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=2 * settings.default.max_examples, deadline=None)
 @given(requests())
 def test_weight_zero_scores_like_ten_and_five(body):
     zeroed = copy.deepcopy(body)
@@ -138,7 +138,7 @@ def test_weight_zero_scores_like_ten_and_five(body):
     assert zero_rows == ten_rows
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=2 * settings.default.max_examples, deadline=None)
 @given(requests())
 def test_autoselect_false_everywhere_selects_nothing(body):
     for doc in body["runtimes"]:

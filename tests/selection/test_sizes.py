@@ -254,7 +254,7 @@ def test_suffix_multiplies_the_number_or_gives_zero(number: str, suffix: tuple[s
     assert _same(parse_size(number + letter), expected)
 
 
-@settings(max_examples=500)
+@settings(max_examples=5 * settings.default.max_examples)
 @given(st.one_of(st.text(), go_alphabet))
 def test_parse_size_never_raises(text: str) -> None:
     result = parse_size(text)

@@ -352,7 +352,7 @@ def requests(draw):
     return body
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
 @given(requests())
 def test_the_changes_of_a_way_out_make_the_runtime_qualify(body):
     ranking = _rank(body)

@@ -76,7 +76,7 @@ def strategy(hint: Any) -> st.SearchStrategy:
 DOCUMENTS = st.one_of(strategy(Runtime), strategy(Model), strategy(InferenceService))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
 @given(DOCUMENTS)
 def test_round_trip_is_the_identity(document):
     text = codec.dumps(document)
@@ -89,7 +89,7 @@ def test_round_trip_is_the_identity(document):
     assert repr(codec.loads(text)) == repr(document)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.lists(DOCUMENTS, max_size=5))
 def test_a_catalog_round_trips_in_one_parse(documents):
     text = codec.join_array(codec.dumps(document) for document in documents)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 import re
 import threading
-import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -24,6 +23,7 @@ from app.store import (
     StoreError,
 )
 from app.store.sqlite import SqliteCatalogStore
+from tests.clock import TickingCalendar
 from tests.store.objects import catalog, isvc, model, runtime
 
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\Z")
@@ -37,20 +37,11 @@ def _counts(**counts: int) -> dict[str, int]:
     return {kind: counts.get(kind, 0) for kind in KINDS}
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2025, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
 # --- core: every backend, Redis Cluster included -------------------------------------------------
 
 
 def test_settings_create_then_update(backend):
-    store = backend.make(clock=Clock())
+    store = backend.make(clock=TickingCalendar())
     assert store.get_info("prod") is None
     info, created = store.put_settings("prod", ClusterSettings())
     assert created
@@ -383,53 +374,67 @@ def test_documents_are_decoded_again_only_after_a_write(backend):
 # --- the rest: SQLite and single-node Redis ------------------------------------------------------
 
 
-class _PausingConnection:
-    """A SQLite connection that waits a little before each statement: a read made of several
-    statements that are not one snapshot then lets a writer commit between them."""
+class _InterleavedConnection:
+    """A SQLite connection that runs ``between`` before each of its statements: another
+    connection's commit between every two statements of a read, which a read that is not one
+    snapshot would show."""
 
-    def __init__(self, connection) -> None:
+    def __init__(self, connection, between: Callable[[], object]) -> None:
         self._connection = connection
+        self._between = between
 
     def execute(self, *args):
-        time.sleep(0.005)
+        self._between()
         return self._connection.execute(*args)
 
     def __getattr__(self, name: str):
         return getattr(self._connection, name)
 
 
-def _pause_before_each_statement(store: SqliteCatalogStore) -> None:
+def _interleave(store: SqliteCatalogStore, between: Callable[[], object]) -> None:
     connect = store._connect
-    store._connect = lambda: _PausingConnection(connect())
+    store._connect = lambda: _InterleavedConnection(connect(), between)
 
 
 def test_readers_never_see_a_mix(single_backend):
     """A reader looping while another process replaces large catalogs sees one whole catalog
-    each time, with the info that belongs to it."""
+    each time, with the info that belongs to it. On SQLite, whose reads are several statements,
+    a write commits before each of them; a Redis read is one script, which a writer in another
+    thread races."""
     writer, reader = single_backend.make(), single_backend.make()
-    if isinstance(reader, SqliteCatalogStore):
-        _pause_before_each_statement(reader)
     writer.put_settings("prod", ClusterSettings())
     catalogs = {"even": catalog("even", 150), "odd": catalog("odd", 100)}
     writer.replace_objects("prod", catalogs["even"])  # generation 2
-    stop = threading.Event()
+    generations = iter(range(3, 33))
+    written = threading.Event()
+
+    def write_one() -> None:
+        n = next(generations, None)
+        if n is None:
+            written.set()
+            return
+        tag = "odd" if n % 2 else "even"
+        assert writer.replace_objects("prod", catalogs[tag]).generation == n
+
     errors: list[BaseException] = []
 
     def write() -> None:
         try:
-            for n in range(3, 33):
-                tag = "odd" if n % 2 else "even"
-                assert writer.replace_objects("prod", catalogs[tag]).generation == n
+            while not written.is_set():
+                write_one()
         except BaseException as error:
             errors.append(error)
-        finally:
-            stop.set()
+            written.set()
 
-    thread = threading.Thread(target=write)
-    thread.start()
+    if isinstance(reader, SqliteCatalogStore):
+        _interleave(reader, write_one)
+        thread = None
+    else:
+        thread = threading.Thread(target=write)
+        thread.start()
     seen = set()
     try:
-        while not stop.is_set():
+        while not written.is_set():
             documents = reader.read_documents("prod")
             tag = "odd" if documents.info.generation % 2 else "even"
             expected = len(catalogs[tag]) - 1
@@ -442,7 +447,8 @@ def test_readers_never_see_a_mix(single_backend):
             assert [item.name for item in full.objects] == [item.name for item in catalogs[tag]]
             assert all(item.manifest["metadata"]["name"] == item.name for item in full.objects)
     finally:
-        thread.join()
+        if thread is not None:
+            thread.join()
     assert not errors, errors
     assert len(seen) > 1  # the reader did overlap the writer
 

@@ -217,7 +217,7 @@ def expected(policy: str, pool: list[AcceleratorClass], k: Constraints | None):
     return filtered[order[0]].name, top, True, None
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=8 * settings.default.max_examples, deadline=None)
 @given(cases())
 def test_policies_match_the_rules(case):
     policy, pool, k = case
