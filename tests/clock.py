@@ -1,7 +1,8 @@
 """Clocks for tests that no busy machine can make late or early: ``TickingClock`` for the request
 deadline (app/selection/values/budget.py), each reading one tick later, so "stopped after N
-checks" is exact; ``ManualClock``, moved by hand, for cool-downs, reload intervals and deadlines that must
-pass (or not) between two steps; ``TickingCalendar`` for the times a store writes down."""
+checks" is exact; ``ManualClock``, moved by hand, for cool-downs, reload intervals and deadlines
+that must pass (or not) between two steps; ``TickingCalendar`` for the times a store writes
+down."""
 
 from __future__ import annotations
 
