@@ -9,6 +9,7 @@ under ``CI=true``, where it fails them.
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -93,6 +94,16 @@ def delete_keys(client: redis.Redis, prefix: str) -> None:
             batch.clear()
     if batch:
         client.unlink(*batch)
+
+
+@pytest.fixture(autouse=True)
+def service_log_level() -> Iterator[None]:
+    """Each test starts with the service's loggers at the level it found: an app made with another
+    ``LOG_LEVEL`` sets the "app" logger's level process-wide, which would hide later tests' logs."""
+    logger = logging.getLogger("app")
+    level = logger.level
+    yield
+    logger.setLevel(level)
 
 
 @pytest.fixture(scope="session")
