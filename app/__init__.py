@@ -26,7 +26,7 @@ def create_app(config: Config | None = None) -> Flask:
         collector,
         compression,
         deadline,
-        errors,
+        error_answers,
         memory,
         observability,
         polls,
@@ -40,7 +40,7 @@ def create_app(config: Config | None = None) -> Flask:
     deadline.init_app(app)
     # What the requests in flight may hold in memory; each body reserves its share when read.
     memory.init_app(app)
-    errors.init_app(app)
+    error_answers.init_app(app)
     query.init_app(app)
     # Last of the app's hooks: its after_request runs first, so the others see the answer as
     # sent (its before_request takes -gzip off conditions, before any view compares them).

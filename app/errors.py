@@ -2,8 +2,8 @@
 
 The errors the service answers with, as plain exceptions with their status and stable code, and
 the one encoding of their body. No Flask here: the rules' callers raise them, the HTTP layer
-(app/http/errors.py) turns each into its answer, the worker (app/worker/answers.py) writes the
-same body for what never reaches the application.
+(app/http/error_answers.py) turns each into its answer, the worker (app/worker/refusals.py)
+writes the same body for what never reaches the application.
 """
 
 from __future__ import annotations

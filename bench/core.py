@@ -16,11 +16,12 @@ import json
 import statistics
 import time
 
-from app.cache import CachedAnswer, keys
+from app.cache import keys
 from app.cache.framing import FrameCodec
 from app.reading.decoding import decode_json_body
 from app.rendering.encode import to_json
-from app.rendering.ranking import ranking_body
+from app.rendering.payloads import Answer
+from app.rendering.ranking_body import ranking_body
 from app.schemas.requests import load_rank_request
 from app.selection.prediction import rank_and_place
 from app.selection.ranking import rank_runtimes
@@ -78,7 +79,7 @@ class StagedRequest:
             max_runtimes=MAX_RUNTIMES,
         )
         keys.ranking_key(self.prefix, request, "rank", "json")
-        FRAMES.encode(CachedAnswer(200, "application/json", answer), "")
+        FRAMES.encode(Answer(200, "application/json", answer), "")
         t5 = clock()
         for stage, seconds in zip(
             STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True

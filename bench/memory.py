@@ -88,7 +88,7 @@ def _stage_peaks(raw: bytes) -> dict[str, int]:
 
     from app.reading.decoding import decode_json_body
     from app.rendering.encode import to_json
-    from app.rendering.ranking import ranking_body
+    from app.rendering.ranking_body import ranking_body
     from app.schemas.requests import load_rank_request
     from app.selection.prediction import rank_and_place
 

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import redis
 
-from app.schemas.documents import model_document_schema, runtime_document_schema
+from app.schemas.document_schemas import model_document_schema, runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
 from app.schemas.requests import load_rank_request
 from app.selection.ranking import rank_runtimes

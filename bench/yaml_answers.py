@@ -15,7 +15,7 @@ import sys
 import yaml
 
 from app.rendering.encode import to_json, to_yaml
-from app.rendering.ranking import ranking_body
+from app.rendering.ranking_body import ranking_body
 from app.schemas.requests import load_rank_request
 from app.selection.prediction import rank_and_place
 

@@ -223,3 +223,104 @@ def test_the_code_cites_the_rules_in_the_repository():
         cited |= set(re.findall(r"rules §(\d+(?:\.\d+)?)", text))
     assert cited, "no citation found: has the convention changed?"
     assert cited <= sections, sorted(cited - sections)
+
+
+# A file name two modules of app/ may share: the package's own.
+SHARED_FILE_NAMES = {"__init__.py", "__main__.py"}
+
+
+def repeated_file_names(root: Path) -> dict[str, list[str]]:
+    seen: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        if path.name not in SHARED_FILE_NAMES:
+            seen.setdefault(path.name, []).append(str(path.relative_to(root)))
+    return {name: paths for name, paths in seen.items() if len(paths) > 1}
+
+
+def test_no_two_modules_of_the_app_share_a_file_name():
+    """One name, one thing: ``ranking.py`` names one module, wherever a reader meets it."""
+    assert repeated_file_names(ROOT / "app") == {}
+
+
+def test_the_name_checker_sees_a_repeated_name(tmp_path):
+    for package in ("http", "rendering"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+        (tmp_path / package / "ranking.py").write_text("")
+    assert repeated_file_names(tmp_path) == {
+        "ranking.py": ["http/ranking.py", "rendering/ranking.py"]
+    }
+
+
+def _classes_by_module() -> dict[str, str]:
+    """Each class name of the project defined in exactly one module, and that module."""
+    owners: dict[str, set[str]] = {}
+    for path in SOURCES:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not _private(node.name):
+                owners.setdefault(node.name, set()).add(_module_name(path))
+    return {name: next(iter(where)) for name, where in owners.items() if len(where) == 1}
+
+
+def _re_exporters(name: str, module: str) -> list[str]:
+    """The packages above ``module`` whose ``__init__`` imports ``name``, innermost first."""
+    found = []
+    parts = module.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        package = ".".join(parts[:cut])
+        init = ROOT.joinpath(*parts[:cut], "__init__.py")
+        if not init.exists():
+            continue
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        if any(
+            isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names)
+            for node in tree.body
+        ):
+            found.append(package)
+    return found
+
+
+def the_one_path(name: str, module: str, importer: str) -> str:
+    """Where ``importer`` takes the class ``name`` of ``module`` from: the outermost package that
+    re-exports it and does not hold the importer, else the module that defines it."""
+    outside = [
+        package
+        for package in _re_exporters(name, module)
+        if not (importer == package or importer.startswith(package + "."))
+    ]
+    return outside[-1] if outside else module
+
+
+def second_paths(paths: list[Path]) -> list[str]:
+    classes = _classes_by_module()
+    found = []
+    for path in paths:
+        importer = _module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = _resolved(path, node)
+            if source.split(".")[0] not in PROJECT:
+                continue
+            for alias in node.names:
+                module = classes.get(alias.name)
+                if module is None or source == importer:
+                    continue
+                if source != module and source not in _re_exporters(alias.name, module):
+                    continue  # another thing of the same name
+                wanted = the_one_path(alias.name, module, importer)
+                if source != wanted:
+                    found.append(f"{importer}: {alias.name} from {source}, not {wanted}")
+    return found
+
+
+def test_each_public_type_is_imported_by_one_path():
+    """``Ranking`` from ``app.selection.ranking`` everywhere outside it, never from the module
+    that defines it; a class no package re-exports, from its module."""
+    assert second_paths(SOURCES) == []
+
+
+def test_the_path_checker_sees_a_second_path():
+    ranked = "app.selection.ranking.ranked"
+    assert the_one_path("Ranking", ranked, "app.api.ranking") != ranked
+    assert the_one_path("Ranking", ranked, "app.selection.ranking.selector") == ranked

@@ -36,11 +36,11 @@ from app.http.described import (
 from app.http.limits import check_rankings, check_runtimes
 from app.http.polls import by_name_question
 from app.http.query import accelerator_classes_known
-from app.http.ranking import check_counts, compute_ranking
+from app.http.rank_request import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
-from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answer
-from app.schemas.answers import SelectionsSchema
-from app.schemas.api import RankResponseSchema, SelectResponseSchema
+from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
+from app.schemas.catalog_answers import SelectionsSchema
+from app.schemas.rank_answers import RankResponseSchema, SelectResponseSchema
 from app.schemas.requests import load_rank_request
 from app.selection.questions import planned_placements, planned_rankings, selections
 from app.selection.ranking import target_namespace

@@ -33,9 +33,9 @@ from app.http.described import (
     parameter,
 )
 from app.http.respond import respond, wanted_output
-from app.rendering.answers import rendered
-from app.rendering.selections import ignored_body
-from app.schemas.answers import (
+from app.rendering.payloads import rendered
+from app.rendering.selections_body import ignored_body
+from app.schemas.catalog_answers import (
     ClusterInfoSchema,
     ClusterListSchema,
     ClusterSettingsSchema,

@@ -33,10 +33,10 @@ from app.http.limits import (
 )
 from app.http.query import read_with_query
 from app.http.respond import respond, wanted_output
-from app.reading.objects import objects_in
-from app.rendering.answers import rendered
-from app.rendering.impact import changes, impact_text, message_bytes
-from app.schemas.answers import ImpactRequestSchema, ImpactSchema
+from app.reading.object_streams import objects_in
+from app.rendering.impact_body import changes, impact_text, message_bytes
+from app.rendering.payloads import rendered
+from app.schemas.catalog_answers import ImpactRequestSchema, ImpactSchema
 from app.selection.questions import planned_placements, planned_rankings
 from app.selection.questions import selections as selections_of
 from app.selection.values import CLUSTER_SCOPED_KINDS, CatalogView, ObjectKey

@@ -24,12 +24,12 @@ from app.http.described import (
 from app.http.limits import check_answer, check_rankings, objects_within_bounds
 from app.http.query import read_with_query
 from app.http.respond import respond, wanted_output
-from app.reading.objects import ObjectStream
-from app.rendering.answers import rendered
-from app.rendering.lint import finding_body, lint_text, message_bytes
-from app.rendering.selections import ignored_body
+from app.reading.object_streams import ObjectStream
+from app.rendering.lint_body import finding_body, lint_text, message_bytes
+from app.rendering.payloads import rendered
+from app.rendering.selections_body import ignored_body
 from app.schemas import crd
-from app.schemas.answers import LintSchema
+from app.schemas.catalog_answers import LintSchema
 from app.selection.admission import Admission, Finding, Refusal, admit, planned_admission_rankings
 from app.selection.values import ACCELERATOR_CLASS, CatalogView, ObjectKey, classes_known
 from app.store import ClusterInfo

@@ -20,8 +20,8 @@ from marshmallow import fields
 from app import errors
 from app.http.described import JSON, Operation, operation_of, parameter
 from app.http.observability import REQUEST_ID_HEADER, REQUEST_ID_MAX_LENGTH
-from app.schemas.api import ErrorSchema
 from app.schemas.fields import AnnotationValue, StrictBoolean, StrictInteger
+from app.schemas.rank_answers import ErrorSchema
 from app.selection.values import MAX_VALUE_CHARS
 from app.version import __version__
 

@@ -8,7 +8,7 @@ from app.http.described import TEXT, answer, described
 from app.http.observability import service_metrics, sync_cache_metrics
 from app.http.readiness import readiness
 from app.rendering.encode import to_json
-from app.schemas.api import HealthSchema, ReadinessSchema
+from app.schemas.rank_answers import HealthSchema, ReadinessSchema
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
 

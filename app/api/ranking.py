@@ -13,10 +13,10 @@ from app.http import cached, record
 from app.http.access import stateless_access
 from app.http.body import content_type, read_body
 from app.http.described import JSON, NEGOTIATED, TEXT, YAML, YAML_BODIES, answer, body, described
-from app.http.ranking import compute_ranking, load_request
+from app.http.rank_request import compute_ranking, load_request
 from app.http.respond import wanted_output
-from app.rendering.answers import OUTPUT_JSON, Answer, rank_answer, select_answer
-from app.schemas.api import RankRequestSchema, RankResponseSchema, SelectResponseSchema
+from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
+from app.schemas.rank_answers import RankRequestSchema, RankResponseSchema, SelectResponseSchema
 from app.selection.prediction import Prediction
 
 from .examples import seed_examples

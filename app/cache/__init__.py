@@ -18,7 +18,7 @@ from app.breaker import CircuitBreaker
 from config.settings import UNSHARED_CACHE_SECRET_WARNING
 
 from .backends import MemoryBackend, RedisBackend
-from .framing import CachedAnswer, FrameCodec
+from .framing import FrameCodec
 from .ranking_cache import BYPASS, HIT, MISS, CacheSession, RankingCache
 
 EXTENSION_NAME = "ranking_cache"
@@ -31,7 +31,6 @@ __all__ = [
     "HIT",
     "MISS",
     "CacheSession",
-    "CachedAnswer",
     "RankingCache",
     "build_ranking_cache",
     "get_ranking_cache",

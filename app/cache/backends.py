@@ -20,7 +20,9 @@ from redis.cluster import RedisCluster
 from redis.exceptions import ResponseError
 from redis.retry import Retry
 
-from .framing import CachedAnswer, CorruptEntry, FrameCodec
+from app.rendering.payloads import Answer
+
+from .framing import CorruptEntry, FrameCodec
 from .lru import BytesLRU
 
 CLIENT_NAME = "ome-ranker"
@@ -29,9 +31,9 @@ CLIENT_NAME = "ome-ranker"
 class Backend(Protocol):
     name: str
 
-    def get(self, key: str) -> CachedAnswer | None: ...
+    def get(self, key: str) -> Answer | None: ...
 
-    def put_many(self, entries: Mapping[str, CachedAnswer], ttl: int) -> None: ...
+    def put_many(self, entries: Mapping[str, Answer], ttl: int) -> None: ...
 
     def ping(self) -> None: ...
 
@@ -73,7 +75,7 @@ class MemoryBackend:
     def held_bytes(self) -> int:
         return self._entries.size
 
-    def get(self, key: str) -> CachedAnswer | None:
+    def get(self, key: str) -> Answer | None:
         found = self._entries.get(key)
         if found is None:
             return None
@@ -83,7 +85,7 @@ class MemoryBackend:
             return None
         return self.codec.decode(frame, key)
 
-    def put_many(self, entries: Mapping[str, CachedAnswer], ttl: int) -> None:
+    def put_many(self, entries: Mapping[str, Answer], ttl: int) -> None:
         if self._entries.max_bytes == 0 or self._entries.max_entries == 0:
             return
         expires_at = self.clock() + ttl
@@ -169,7 +171,7 @@ class RedisBackend:
                 client = self._client
         return client
 
-    def get(self, key: str) -> CachedAnswer | None:
+    def get(self, key: str) -> Answer | None:
         try:
             value = self.client.get(key)
         except ResponseError as error:
@@ -181,7 +183,7 @@ class RedisBackend:
         # Bytes: the client never decodes responses, whatever redis-py's annotations allow.
         return self.codec.decode(cast(bytes, value), key)
 
-    def put_many(self, entries: Mapping[str, CachedAnswer], ttl: int) -> None:
+    def put_many(self, entries: Mapping[str, Answer], ttl: int) -> None:
         """SET with expiry; several keys go in one pipeline without a transaction: in cluster
         mode redis-py sends each SET to the node owning its slot (never one cross-slot command).
         """

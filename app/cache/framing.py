@@ -31,7 +31,8 @@ import secrets
 import struct
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from app.rendering.payloads import Answer
 
 MAGIC = b"OR"
 # 1 was CRC-32 checked, 2 held zlib streams: their frames are now corrupt, so overwritten.
@@ -57,32 +58,20 @@ class CorruptEntry(ValueError):
     """A stored value that is not a frame this service wrote and can verify."""
 
 
-@dataclass(frozen=True, slots=True)
-class CachedAnswer:
-    """A rendered response, exactly as the view sends it (``X-Cache`` aside); ``gzipped`` is
-    the body as one gzip member, for an answer of ``COMPRESS_MIN_BYTES`` or more that it
-    shrinks (``compressed``), else None."""
-
-    status: int
-    content_type: str
-    body: bytes
-    gzipped: bytes | None = None
-
-
 def gzip_member(body: bytes) -> bytes:
     """``body`` as one gzip member, the same bytes for the same body."""
     packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, _GZIP_WBITS)
     return packer.compress(body) + packer.flush()
 
 
-def compressed(answer: CachedAnswer) -> CachedAnswer:
+def compressed(answer: Answer) -> Answer:
     """``answer`` with its gzip member, made once here whoever stores or sends it."""
     if answer.gzipped is not None or len(answer.body) < COMPRESS_MIN_BYTES:
         return answer
     packed = gzip_member(answer.body)
     if len(packed) >= len(answer.body):
         return answer
-    return CachedAnswer(answer.status, answer.content_type, answer.body, packed)
+    return Answer(answer.status, answer.content_type, answer.body, packed)
 
 
 class FrameCodec:
@@ -103,10 +92,10 @@ class FrameCodec:
         """A codec with a random secret: its frames verify in this process only."""
         return cls(secrets.token_bytes(32), max_body_bytes)
 
-    def fits(self, answer: CachedAnswer) -> bool:
+    def fits(self, answer: Answer) -> bool:
         return len(answer.body) <= self.max_body_bytes
 
-    def payload(self, answer: CachedAnswer) -> tuple[int, bytes]:
+    def payload(self, answer: Answer) -> tuple[int, bytes]:
         """``(flags, payload)``: the part of a frame that does not depend on the key, so one
         answer stored under two keys is compressed once."""
         content_type = answer.content_type.encode("ascii")
@@ -122,12 +111,12 @@ class FrameCodec:
         fields = _FIELDS.pack(MAGIC, FRAME_VERSION, flags, status, len(payload))
         return b"".join((fields, self._mac(key, fields, payload), payload))
 
-    def encode(self, answer: CachedAnswer, key: str = "") -> bytes:
+    def encode(self, answer: Answer, key: str = "") -> bytes:
         """The frame of ``answer`` stored under ``key``."""
         flags, payload = self.payload(answer)
         return self.sign(key, answer.status, flags, payload)
 
-    def decode(self, frame: bytes, key: str = "") -> CachedAnswer:
+    def decode(self, frame: bytes, key: str = "") -> Answer:
         """The answer in ``frame`` read from ``key``; ``CorruptEntry`` unless it verifies."""
         if not isinstance(frame, bytes) or len(frame) < HEADER_SIZE + 1:
             raise CorruptEntry("value too short to be a frame")
@@ -158,7 +147,7 @@ class FrameCodec:
             raise CorruptEntry(f"frame payload does not decode: {error}") from None
         if len(body) > self.max_body_bytes:
             raise CorruptEntry(f"frame body over {self.max_body_bytes} bytes")
-        return CachedAnswer(status, content_type, body, gzipped)
+        return Answer(status, content_type, body, gzipped)
 
     def _inflate(self, packed: memoryview) -> bytes:
         """The body of one whole gzip member (its CRC and length checked by zlib), bounded."""
@@ -178,7 +167,7 @@ class FrameCodec:
         mac.update(payload)
         return mac.digest()
 
-    def encode_many(self, entries: Mapping[str, CachedAnswer]) -> dict[str, bytes]:
+    def encode_many(self, entries: Mapping[str, Answer]) -> dict[str, bytes]:
         """Frames for ``entries``, each distinct answer compressed once; answers over the bound
         are left out (not cached)."""
         payloads: dict[int, tuple[int, bytes]] = {}

@@ -14,11 +14,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from .framing import CachedAnswer
+from app.rendering.payloads import Answer
+
 from .lru import BytesLRU
 
 
-def _held_answer(key: str, answer: CachedAnswer) -> int:
+def _held_answer(key: str, answer: Answer) -> int:
     """An answer held under two keys is counted under each: over the truth, never under."""
     gzipped = 0 if answer.gzipped is None else sys.getsizeof(answer.gzipped)
     return (
@@ -33,9 +34,7 @@ def _held_answer(key: str, answer: CachedAnswer) -> int:
 class HotAnswers:
     def __init__(self, max_bytes: int) -> None:
         # one answer never pushes out everything else
-        self._answers: BytesLRU[CachedAnswer] = BytesLRU(
-            max_bytes, _held_answer, largest=max_bytes // 4
-        )
+        self._answers: BytesLRU[Answer] = BytesLRU(max_bytes, _held_answer, largest=max_bytes // 4)
 
     @property
     def max_bytes(self) -> int:
@@ -45,10 +44,10 @@ class HotAnswers:
     def size(self) -> int:
         return self._answers.size
 
-    def get(self, key: str) -> CachedAnswer | None:
+    def get(self, key: str) -> Answer | None:
         return self._answers.get(key)
 
-    def put_many(self, entries: Mapping[str, CachedAnswer]) -> None:
+    def put_many(self, entries: Mapping[str, Answer]) -> None:
         for key, answer in entries.items():
             self._answers.put(key, answer)
 

@@ -18,10 +18,11 @@ from typing import Any, TypeVar
 from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError
 
 from app.breaker import CLOSED, CircuitBreaker
+from app.rendering.payloads import Answer
 from config.redaction import redact_urls
 
 from .backends import Backend
-from .framing import CachedAnswer, CorruptEntry
+from .framing import CorruptEntry
 from .hot import HotAnswers
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,7 @@ class RankingCache:
         with self._counts_lock:
             return dict(self.counts)
 
-    def held(self, key: str) -> CachedAnswer | None:
+    def held(self, key: str) -> Answer | None:
         """The answer under ``key`` if this process holds it decoded (``HotAnswers``); asks
         nothing of the backend and counts nothing (a caller that serves it counts the hit)."""
         return None if self.hot is None else self.hot.get(key)
@@ -238,7 +239,7 @@ class CacheSession:
         self.result = BYPASS if bypass else MISS
         self.failed = False
 
-    def lookup(self, key: str) -> CachedAnswer | None:
+    def lookup(self, key: str) -> Answer | None:
         if self.bypass:
             return None
         hot = self.cache.hot
@@ -252,7 +253,7 @@ class CacheSession:
             self.cache.count("hits")
         return answer
 
-    def store(self, entries: Mapping[str, CachedAnswer], *, fresh: bool) -> None:
+    def store(self, entries: Mapping[str, Answer], *, fresh: bool) -> None:
         """Write entries; ``fresh`` marks an answer computed by this request (a miss/bypass)."""
         if fresh:
             self.cache.count("bypasses" if self.bypass else "misses")

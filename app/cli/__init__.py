@@ -7,8 +7,8 @@ import click
 
 from app.version import __version__
 
-from .catalog import push
 from .commands import rank, select
+from .push import push
 from .reports import impact, lint, selections
 from .serve import serve
 from .tokens import token

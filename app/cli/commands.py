@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from . import output
-from .api import Api, Call, Sent, echo_answer, endpoint_path, refusal
+from .client import Api, Call, Sent, echo_answer, endpoint_path, refusal
 from .options import (
     cluster_option,
     combine,
@@ -24,7 +24,7 @@ from .options import (
 )
 from .output import NOT_SELECTED, Failure
 from .picking import choose
-from .placement import check_pins, expect_class_option, placement_lines
+from .placement_report import check_pins, expect_class_option, placement_lines
 from .transport import Reply
 
 # OME's answers that no runtime will serve the model (rules §7, §15, §17): exit 1, not 2.

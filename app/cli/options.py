@@ -12,7 +12,7 @@ import click
 
 from config.settings import SettingsError
 
-from .api import Api
+from .client import Api
 from .output import BAD_INPUT, Failure, warn
 from .sources import Manifest, SourceError, read_manifests
 from .transport import InProcess, Remote, Transport, exposed_host

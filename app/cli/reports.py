@@ -8,10 +8,10 @@ from typing import Any
 import click
 
 from app.rendering.encode import counted
-from app.rendering.lint import counts_line
+from app.rendering.lint_body import counts_line
 
 from . import output
-from .api import Call, Sent, encode, endpoint_path, stored_forms
+from .client import Call, Sent, encode, endpoint_path, stored_forms
 from .options import (
     cluster_option,
     connection,

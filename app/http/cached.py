@@ -16,14 +16,14 @@ from collections.abc import Callable, Iterator
 
 from flask import Response, current_app, request
 
-from app.cache import CachedAnswer, get_ranking_cache
+from app.cache import CacheSession, get_ranking_cache
 from app.cache.framing import compressed
-from app.cache.ranking_cache import CacheSession
+from app.rendering.payloads import Answer
 
 from . import record
 from .compression import GZIP, accepts_gzip
 
-Compute = Callable[[], CachedAnswer]
+Compute = Callable[[], Answer]
 
 
 def request_session() -> CacheSession:
@@ -33,14 +33,14 @@ def request_session() -> CacheSession:
     return session
 
 
-def answer(session: CacheSession, key: str, compute: Compute) -> CachedAnswer:
+def answer(session: CacheSession, key: str, compute: Compute) -> Answer:
     """The answer stored under ``key``, else ``compute()``'s, stored there."""
     return answer_in_two(session, key, lambda: (None, compute))
 
 
 def answer_in_two(
     session: CacheSession, key: str, canonical: Callable[[], tuple[str | None, Compute]]
-) -> CachedAnswer:
+) -> Answer:
     """The answer under ``key`` (the raw request's digest, so a repeat decodes nothing); on a
     miss, ``canonical()`` decodes and validates and gives the key of the canonical inputs and
     how to compute the answer: a request that differs only in what selection ignores finds it
@@ -60,7 +60,7 @@ def answer_in_two(
     return found
 
 
-def response(session: CacheSession, found: CachedAnswer) -> Response:
+def response(session: CacheSession, found: Answer) -> Response:
     """The HTTP response of an answer, with ``X-Cache``."""
     seen = record.this_request()
     seen.cache_result = session.result
@@ -76,7 +76,7 @@ def response(session: CacheSession, found: CachedAnswer) -> Response:
 
 
 @contextlib.contextmanager
-def computing(session: CacheSession, key: str) -> Iterator[CachedAnswer | None]:
+def computing(session: CacheSession, key: str) -> Iterator[Answer | None]:
     """After a miss on ``key``: wait while another request of this worker computes it, then
     the answer it stored (None: compute it, holding the key meanwhile). A bypass computes
     its own (rules §16: ``no-cache`` skips the reads)."""
@@ -84,7 +84,7 @@ def computing(session: CacheSession, key: str) -> Iterator[CachedAnswer | None]:
         yield session.lookup(key) if waited and not session.bypass else None
 
 
-def computed(session: CacheSession, key: str, compute: Compute) -> CachedAnswer:
+def computed(session: CacheSession, key: str, compute: Compute) -> Answer:
     """``compute()``'s answer, stored under ``key`` (after a miss the caller made itself)."""
     found = compressed(compute())
     session.store({key: found}, fresh=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import current_app
 
 from app import errors
-from app.reading.objects import ObjectStream
+from app.reading.object_streams import ObjectStream
 from app.selection.values import Runtime
 
 from .body import objects

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 from flask import Flask, Request
 
 from app.cache import HIT, get_ranking_cache, keys
-from app.cache.framing import COMPRESS_MIN_BYTES, CachedAnswer
+from app.cache.framing import COMPRESS_MIN_BYTES
 from app.catalog import get_access, get_store
-from app.rendering.answers import OUTPUT_JSON
+from app.rendering.payloads import OUTPUT_JSON, Answer
 from app.store import ClusterInfo, StoreError
 from app.store.records import CLUSTER_NAME
 
@@ -152,7 +152,7 @@ class PollAnswers:
         cache = get_ranking_cache(self.app)
         question = by_name_question(endpoint.name, output, asked.args)
         key = keys.catalog_key(cache.prefix, info.name, info.uid, info.generation, question)
-        found: CachedAnswer | None = cache.held(key)
+        found: Answer | None = cache.held(key)
         if found is None or found.status != 200:
             return None  # an error's code belongs in the log line: Flask's path sets it
         takes = takes_gzip(asked)

@@ -7,7 +7,7 @@ from flask import Response, request
 from werkzeug.datastructures import MIMEAccept
 
 from app.reading.decoding import YAML_TYPES
-from app.rendering.answers import (
+from app.rendering.payloads import (
     JSON_MIME,
     OUTPUT_JSON,
     OUTPUT_TEXT,
@@ -15,7 +15,7 @@ from app.rendering.answers import (
     Answer,
     rendered,
 )
-from app.rendering.selections import message_bytes, selections_body, selections_table
+from app.rendering.selections_body import message_bytes, selections_body, selections_table
 from app.selection.questions import SelectionRow
 from app.store import ClusterInfo
 

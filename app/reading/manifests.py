@@ -14,7 +14,7 @@ from typing import Any
 
 from app.errors import MalformedRequest, ModelNotFound, PayloadTooLarge
 from app.schemas.accelerators import ACCELERATOR_CLASS_KIND
-from app.schemas.documents import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
+from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from app.selection.values import OtherObject, RepeatedObject
 
 from .decoding import clip

@@ -10,7 +10,7 @@ from marshmallow import EXCLUDE, Schema, fields, post_load, validate
 
 from app.selection.values import AcceleratorClass, PlacementDocumentError
 
-from .documents import API_VERSION, placement_error
+from .document_schemas import API_VERSION, placement_error
 from .fields import BoundedString, opt_int, opt_list, opt_nested, opt_str
 from .names import validate_object_name
 

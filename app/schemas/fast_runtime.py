@@ -18,7 +18,7 @@ from typing import Any
 from app.selection import values as doc
 from app.selection.values import MAX_VALUE_CHARS, is_json_value
 
-from .documents import (
+from .document_schemas import (
     API_VERSION,
     DEPLOYMENT_MODE_ANNOTATION,
     INHERIT_FROM_ANNOTATION,

@@ -14,7 +14,7 @@ import dataclasses
 from app.selection.values import AcceleratorClass, InferenceService, Model, Runtime
 
 from .accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_document_schema
-from .documents import (
+from .document_schemas import (
     ISVC_KIND,
     MODEL_KINDS,
     inference_service_document_schema,

@@ -26,7 +26,7 @@ from app.selection.values import (
 )
 
 from .accelerators import accelerator_class_document_schema
-from .documents import (
+from .document_schemas import (
     inference_service_document_schema,
     model_document_schema,
     runtime_document_schema,

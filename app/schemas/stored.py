@@ -23,7 +23,7 @@ from typing import Any
 from marshmallow import Schema, fields
 
 from .accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_document_schema
-from .documents import (
+from .document_schemas import (
     ISVC_KIND,
     MODEL_KINDS,
     RUNTIME_KINDS,
@@ -95,7 +95,7 @@ _RUNNER = {"runner": {"image": KEEP}}
 # rules §20.4: whether a component's runner sets resources decides whether a class's reach it.
 _COMPONENT = {"runner": {"image": KEEP, "resources": KEEP}}
 # What lint and the placement read that the document schemas do not model: whether an
-# InferenceService's engine has a complete runner of its own (app/reading/objects.py
+# InferenceService's engine has a complete runner of its own (app/reading/object_streams.py
 # ``has_full_runner``), and whether its components' runners set resources (rules §20.4).
 READ_BESIDES: dict[str, dict] = {
     ISVC_KIND: {

@@ -68,10 +68,10 @@ from gunicorn.workers.gthread import ThreadWorker
 from app.errors import ApiError, DeadlineExceeded, RequestTimeout, error_body
 from config.settings import DEADLINE_MARGIN_SECONDS, DRAINING_ENVIRON_KEY, ServerSettings
 
-from .answers import error_response, is_client_error, parser_error
 from .buffer import Readiness
+from .client_loop import OPS_CONNECTIONS, ConnectionReading, peer_of
 from .connection import Connection
-from .reading import OPS_CONNECTIONS, ConnectionReading, peer_of
+from .refusals import error_response, is_client_error, parser_error
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication

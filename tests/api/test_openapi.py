@@ -15,7 +15,7 @@ from app.api.examples import SEED_YAML_PATH
 from app.api.openapi import build_spec
 from app.errors import HTTP_CODES, ApiError
 from app.http.described import YAML_BODIES as YAML_REQUEST_TYPES
-from app.schemas.api import ERROR_CODES
+from app.schemas.rank_answers import ERROR_CODES
 from app.version import __version__
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.cache import CachedAnswer, get_ranking_cache
+from app.cache import get_ranking_cache
 from app.cache.framing import CorruptEntry
 from app.errors import DeadlineExceeded
 from app.http import deadline
+from app.rendering.payloads import Answer
 from app.selection.values import budget
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
@@ -251,7 +252,7 @@ def test_without_a_cache_secret_an_app_signs_with_its_own_key(make_app, redis_ur
     first = make_app(REDIS_URL=redis_url, CACHE_SECRET=None)
     second = make_app(REDIS_URL=redis_url, CACHE_SECRET=None)
     assert "OME_RANKER_CACHE_SECRET is unset" in caplog.text
-    frame = get_ranking_cache(first).backend.codec.encode(CachedAnswer(200, "a/b", b"{}"), "k")
+    frame = get_ranking_cache(first).backend.codec.encode(Answer(200, "a/b", b"{}"), "k")
     with pytest.raises(CorruptEntry):
         get_ranking_cache(second).backend.codec.decode(frame, "k")
 

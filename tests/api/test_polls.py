@@ -12,9 +12,10 @@ import pytest
 import yaml
 from werkzeug.test import Client
 
-from app.cache import CachedAnswer, get_ranking_cache, keys
+from app.cache import get_ranking_cache, keys
 from app.catalog import get_store
 from app.http.polls import by_name_question
+from app.rendering.payloads import Answer
 from tests.builders import isvc_doc, token_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -247,7 +248,7 @@ def test_a_refused_namespace_is_refused_whatever_the_worker_holds(polled):
     info = get_store(polled.app).get_info("prod")
     question = by_name_question("rank", "json", {"model": SEED_MODEL, "namespace": "Bad_Name"})
     key = keys.catalog_key(cache.prefix, "prod", info.uid, info.generation, question)
-    cache.hot.put_many({key: CachedAnswer(200, "application/json", held.get_data())})
+    cache.hot.put_many({key: Answer(200, "application/json", held.get_data())})
     before = polled.to_flask
     assert polled.client.get(url, headers=READER).status_code == 422
     assert polled.to_flask == before + 1

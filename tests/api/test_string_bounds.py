@@ -12,7 +12,7 @@ import pytest
 from marshmallow import ValidationError
 
 from app.catalog import get_store
-from app.schemas.documents import inference_service_document_schema, model_document_schema
+from app.schemas.document_schemas import inference_service_document_schema, model_document_schema
 from app.selection.values import MAX_URI_CHARS, MAX_VALUE_CHARS, ModelRef, too_long
 from app.store import StoredObject
 from tests.api import reading_endpoints

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import yaml
 
-from app.schemas.api import RankResponseSchema
+from app.schemas.rank_answers import RankResponseSchema
 from tests.builders import entry, model_doc, rank_body, runtime_doc
 
 BODY = rank_body(

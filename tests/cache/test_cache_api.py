@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from app.cache import get_ranking_cache, keys
-from app.cache.framing import CachedAnswer
 from app.http import record
+from app.rendering.payloads import Answer
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 JSON = {"Content-Type": "application/json"}
@@ -266,7 +266,7 @@ def test_entries_of_older_rules_are_never_served(api, cached_app, monkeypatch):
     # Poison what the older rules stored: if it were ever read, the test would see it.
     old_keys = [key for key in _stored_keys(cache) if f":v{keys.RULES_VERSION}:" in key]
     assert len(old_keys) == 2
-    stale = CachedAnswer(200, "application/json", b'{"stale":true}')
+    stale = Answer(200, "application/json", b'{"stale":true}')
     cache.backend.put_many(dict.fromkeys(old_keys, stale), ttl=60)
     monkeypatch.undo()
     response = _post(api, _body())

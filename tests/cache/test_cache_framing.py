@@ -16,22 +16,22 @@ from app.cache.framing import (
     COMPRESS_MIN_BYTES,
     FLAG_GZIP,
     HEADER_SIZE,
-    CachedAnswer,
+    Answer,
     CorruptEntry,
     FrameCodec,
     compressed,
     gzip_member,
 )
 
-SMALL = CachedAnswer(200, "application/json", b'{"selected":null}')
-LARGE = CachedAnswer(200, "text/plain; charset=utf-8", b"RUNTIME   SCOPE\n" * 500)
+SMALL = Answer(200, "application/json", b'{"selected":null}')
+LARGE = Answer(200, "text/plain; charset=utf-8", b"RUNTIME   SCOPE\n" * 500)
 CODEC = FrameCodec(b"s" * 32)
 KEY = "ome-ranker:req:v1:" + "ab" * 32
 
 
 @pytest.mark.parametrize(
     "answer",
-    [SMALL, LARGE, CachedAnswer(422, "application/json", b""), CachedAnswer(404, "x/y", b"\0")],
+    [SMALL, LARGE, Answer(422, "application/json", b""), Answer(404, "x/y", b"\0")],
 )
 def test_round_trip(answer):
     assert CODEC.decode(CODEC.encode(answer, KEY), KEY) == compressed(answer)
@@ -50,7 +50,7 @@ def test_a_large_body_is_stored_as_the_gzip_member_http_sends():
 
 def test_an_answer_compressed_before_it_is_stored_is_not_compressed_again():
     ready = compressed(LARGE)
-    marked = CachedAnswer(ready.status, ready.content_type, ready.body, b"\x1f\x8b" + b"x" * 10)
+    marked = Answer(ready.status, ready.content_type, ready.body, b"\x1f\x8b" + b"x" * 10)
     assert CODEC.encode(marked).endswith(marked.gzipped)
 
 
@@ -58,7 +58,7 @@ def test_large_bodies_are_compressed_small_ones_not():
     assert CODEC.encode(LARGE)[3] == FLAG_GZIP
     assert len(CODEC.encode(LARGE)) < len(LARGE.body) // 10
     assert CODEC.encode(SMALL)[3] == 0
-    incompressible = CachedAnswer(200, "application/json", random.Random(7).randbytes(2048))
+    incompressible = Answer(200, "application/json", random.Random(7).randbytes(2048))
     assert len(incompressible.body) >= COMPRESS_MIN_BYTES
     assert CODEC.encode(incompressible)[3] == 0  # gzip would not make it smaller
     assert compressed(incompressible) == incompressible
@@ -92,7 +92,7 @@ def test_garbage_is_corrupt(value):
 def test_a_frame_signed_with_another_secret_is_corrupt():
     forger = FrameCodec(b"f" * 32)
     with pytest.raises(CorruptEntry, match="signature"):
-        CODEC.decode(forger.encode(CachedAnswer(200, "text/html", b"<script>"), KEY), KEY)
+        CODEC.decode(forger.encode(Answer(200, "text/html", b"<script>"), KEY), KEY)
 
 
 def test_a_frame_moved_to_another_key_is_corrupt():
@@ -163,8 +163,8 @@ def test_a_frame_too_long_for_the_bound_is_refused_unread():
 
 def test_answers_over_the_bound_are_not_framed():
     codec = FrameCodec(b"s" * 32, max_body_bytes=10)
-    big = CachedAnswer(200, "application/json", b"x" * 11)
-    small = CachedAnswer(200, "application/json", b"x" * 10)
+    big = Answer(200, "application/json", b"x" * 11)
+    small = Answer(200, "application/json", b"x" * 10)
     with pytest.raises(ValueError, match="over 10 bytes"):
         codec.encode(big, KEY)
     assert codec.encode_many({"big": big, "small": small}).keys() == {"small"}
@@ -184,7 +184,7 @@ def test_one_answer_under_two_keys_is_compressed_once(monkeypatch):
 
 def test_content_types_longer_than_255_bytes_cannot_be_framed():
     with pytest.raises(ValueError, match="255"):
-        CODEC.encode(CachedAnswer(200, "x/" + "y" * 254, b""))
+        CODEC.encode(Answer(200, "x/" + "y" * 254, b""))
 
 
 def test_a_codec_needs_a_secret():

@@ -5,17 +5,18 @@ from __future__ import annotations
 import sys
 
 from app.cache import get_ranking_cache
-from app.cache.framing import CachedAnswer, compressed
+from app.cache.framing import compressed
 from app.cache.hot import HotAnswers
 from app.cache.lru import ENTRY_BYTES
+from app.rendering.payloads import Answer
 from tests.builders import model_doc, rank_body, runtime_doc
 
 
-def _answer(size: int, tag: bytes = b"x") -> CachedAnswer:
-    return CachedAnswer(200, "application/json", tag * size)
+def _answer(size: int, tag: bytes = b"x") -> Answer:
+    return Answer(200, "application/json", tag * size)
 
 
-def _held(key: str, answer: CachedAnswer) -> int:
+def _held(key: str, answer: Answer) -> int:
     """What holding ``answer`` costs: its objects, the key and the map's entry."""
     parts = (key, answer, answer.content_type, answer.body)
     return sum(sys.getsizeof(part) for part in parts) + ENTRY_BYTES

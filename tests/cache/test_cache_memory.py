@@ -9,20 +9,21 @@ import sys
 import pytest
 
 from app.cache.backends import MemoryBackend
-from app.cache.framing import HEADER_SIZE, CachedAnswer, CorruptEntry, compressed
+from app.cache.framing import HEADER_SIZE, CorruptEntry, compressed
 from app.cache.lru import ENTRY_BYTES
+from app.rendering.payloads import Answer
 from tests.clock import ManualClock
 
 KEY = "ome-ranker:req:v7:" + "0" * 64
 
 
-def _answer(n: int) -> CachedAnswer:
-    return CachedAnswer(200, "application/json", str(n).encode())
+def _answer(n: int) -> Answer:
+    return Answer(200, "application/json", str(n).encode())
 
 
-def _incompressible(size: int) -> CachedAnswer:
+def _incompressible(size: int) -> Answer:
     """An answer whose frame is its body plus the header: gzip cannot shrink random bytes."""
-    return CachedAnswer(200, "application/json", os.urandom(size))
+    return Answer(200, "application/json", os.urandom(size))
 
 
 def _held(key: str, frame_size: int) -> int:
@@ -112,7 +113,7 @@ def test_close_empties_it():
 
 
 def test_frames_are_compressed_in_memory_too():
-    answer = CachedAnswer(200, "application/json", b"[" + b"0," * 2000 + b"0]")
+    answer = Answer(200, "application/json", b"[" + b"0," * 2000 + b"0]")
     backend = MemoryBackend(1 << 20)
     backend.put_many({"req": answer, "rank": answer}, ttl=60)
     frame = backend._entries.get("req")[1]

@@ -59,8 +59,8 @@ def test_on_a_terminal_the_command_wraps_to_its_width(tmp_path):
         timeout=60,
     )
     os.close(follower)
+    assert process.returncode == 0, process.stderr
     shown = os.read(leader, 65536).decode().replace("\r\n", "\n")
     os.close(leader)
-    assert process.returncode == 0, process.stderr
     assert max(len(line) for line in shown.splitlines()) <= 70
     assert shown.split() == piped.split()  # the same words, only wrapped

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import yaml
 
-from app.cli.placement import placement_lines
+from app.cli.placement_report import placement_lines
 from tests.builders import entry, isvc_doc, runtime_doc, serving_runtime, token_file
 from tests.cli.support import ACCELERATORS, SEED, invoke, line_of, write_yaml
 from tests.servers import Service, free_port

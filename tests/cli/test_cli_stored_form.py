@@ -20,7 +20,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from app.cli.api import Sent, stored_forms
+from app.cli.client import Sent, stored_forms
 from app.cli.sources import Manifest, parse
 from app.schemas.stored import DROPPED_ANNOTATIONS, stored_form
 from bench.manifests import rank_request_body

@@ -8,8 +8,8 @@ import json
 import pytest
 from gunicorn.http import errors as http_errors
 
-from app.schemas.api import ERROR_CODES
-from app.worker.answers import MESSAGE_MAX_CHARS, error_response, parser_error
+from app.schemas.rank_answers import ERROR_CODES
+from app.worker.refusals import MESSAGE_MAX_CHARS, error_response, parser_error
 
 
 def _parse(response: bytes) -> tuple[str, dict[str, str], dict]:

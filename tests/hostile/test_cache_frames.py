@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.cache.framing import FLAG_GZIP, CachedAnswer, FrameCodec
+from app.cache.framing import FLAG_GZIP, FrameCodec
+from app.rendering.payloads import Answer
 from tests.servers import HANG_SECONDS, SEED_YAML, YAML
 
 SECRET = "hostile-suite-cache-secret-0123456789"
@@ -35,7 +36,7 @@ def _bomb() -> bytes:
 
 def _forgeries(key: str) -> dict[str, bytes]:
     attacker = FrameCodec(b"the attacker's own secret key", MAX_BODY)
-    html = CachedAnswer(200, "text/html", b"<script>steal()</script>")
+    html = Answer(200, "text/html", b"<script>steal()</script>")
     payload = b"\x10application/json" + _bomb()
     old_fields = struct.pack(">2sBBHI", b"OR", 1, 0, 200, len(payload))
     crc_checked = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from app.schemas.answers import ClusterInfoSchema, ClusterSettingsSchema
+from app.schemas.catalog_answers import ClusterInfoSchema, ClusterSettingsSchema
 from app.store import ClusterSettings
 
 

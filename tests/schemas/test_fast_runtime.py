@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from app.schemas import fast_runtime
-from app.schemas.documents import runtime_document_schema
+from app.schemas.document_schemas import runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
 from app.selection.values import MAX_VALUE_CHARS, documents, too_long
 from bench.manifests import rank_request_body

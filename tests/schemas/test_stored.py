@@ -9,7 +9,7 @@ import pytest
 from marshmallow import fields
 
 from app.reading.manifests import collect
-from app.schemas.documents import (
+from app.schemas.document_schemas import (
     inference_service_document_schema,
     model_document_schema,
     runtime_document_schema,

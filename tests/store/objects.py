@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.schemas.documents import (
+from app.schemas.document_schemas import (
     inference_service_document_schema,
     model_document_schema,
     runtime_document_schema,

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.schemas.documents import runtime_document_schema
+from app.schemas.document_schemas import runtime_document_schema
 from app.schemas.fast_runtime import load_runtime
 from app.selection.values import (
     AcceleratorClass,

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import yaml
 
-from app.schemas.answers import STORED_KINDS
+from app.schemas.catalog_answers import STORED_KINDS
 from tests.builders import entry, runtime_doc, serving_runtime
 from tests.web.catalog import LLAMA, ROOT, SEED_MODEL, SEED_YAML
 from tests.web.words import expected_rows, runtime_entries, size_text

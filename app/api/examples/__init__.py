@@ -13,7 +13,7 @@ from typing import Any
 
 from app.errors import MODEL_NOT_READY_HINT
 from app.reading.manifests import read_yaml_stream
-from app.rendering.ranking import explain_table, ranking_body, select_body
+from app.rendering.ranking_body import explain_table, ranking_body, select_body
 from app.schemas.requests import load_rank_request
 from app.selection.prediction import rank_and_place
 

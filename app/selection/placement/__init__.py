@@ -4,7 +4,7 @@ the runtime a ranking selects."""
 
 from .components import ClassView, requested_class, requested_policy
 from .inputs import accelerator_request, placement_of, runtime_extras
-from .results import (
+from .placed import (
     ACCELERATOR_CLASS_NOT_FOUND,
     BEST_FIT_WITHOUT_CONSTRAINTS,
     ClassResources,

@@ -17,6 +17,14 @@ from ..values import (
     checked,
 )
 from .filters import ConstraintFilter
+from .placed import (
+    ACCELERATOR_CLASS_NOT_FOUND,
+    BEST_FIT_WITHOUT_CONSTRAINTS,
+    ClassLoss,
+    ClassResources,
+    ComponentPlacement,
+    PlacementError,
+)
 from .policies import (
     CLASSES_PER_CHECK,
     PolicyPick,
@@ -24,14 +32,6 @@ from .policies import (
     cheapest,
     first_available,
     most_capable,
-)
-from .results import (
-    ACCELERATOR_CLASS_NOT_FOUND,
-    BEST_FIT_WITHOUT_CONSTRAINTS,
-    ClassLoss,
-    ClassResources,
-    ComponentPlacement,
-    PlacementError,
 )
 
 NO_LISTED_CLASSES = "the runtime lists no accelerator classes"

@@ -13,7 +13,7 @@ from ..values import (
     RuntimeExtras,
     classes_known,
 )
-from .results import Placement
+from .placed import Placement
 from .selected import predict_placement
 
 

@@ -40,7 +40,7 @@ from .components import (
     listed_classes,
     place_component,
 )
-from .results import (
+from .placed import (
     ACCELERATOR_CLASS_NOT_FOUND,
     EVENT_REASON,
     ComponentPlacement,

@@ -52,7 +52,7 @@ from .explicit import (
     named_chain,
 )
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
-from .results import Ranking, Selection, distance_order, name_key, name_scope_key, text_key
+from .ranked import Ranking, Selection, distance_order, name_key, name_scope_key, text_key
 from .selection_errors import SelectionErrorCode
 from .selector import (
     Question,

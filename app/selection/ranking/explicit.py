@@ -13,7 +13,7 @@ from ..values import InferenceService, Runtime, go_quote
 from .checks import CHECK_FORMAT, CHECK_SIZE, RuntimeChecks
 from .entries import model_format
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
-from .results import Selection
+from .ranked import Selection
 from .selection_errors import SelectionError, SelectionErrorCode
 
 NOTE_EXPLICIT = "spec.runtime is explicit; automatic selection below is hypothetical."

@@ -21,7 +21,7 @@ from .checks import RuntimeChecks, RuntimeRow, compatible_score
 from .constraints import requested_modes, required_accelerator_classes
 from .entries import model_format
 from .explicit import NOTE_EXPLICIT, explicit_choice
-from .results import (
+from .ranked import (
     IgnoredObject,
     Ranking,
     Selection,

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from app.rendering.placement import placement_body
+from app.rendering.placement_body import placement_body
 from tests.builders import entry, model_doc, runtime_doc, serving_runtime
 from tests.selection.placement.conftest import (
     H100,

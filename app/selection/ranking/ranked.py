@@ -1,4 +1,4 @@
-"""What a ranking answers (rules §6, §15), as placement/results.py is what the placement
+"""What a ranking answers (rules §6, §15), as placement/placed.py is what the placement
 answers: rows, the selection or OME's error, what was ignored. Each row's advice (§19) and the
 placement (§20) are the prediction's (``prediction.py``)."""
 

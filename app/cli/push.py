@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from . import output
-from .api import Api, Sent, echo_answer, refusal
+from .client import Api, Sent, echo_answer, refusal
 from .options import (
     connection,
     connection_options,

@@ -1,4 +1,4 @@
-"""What the placement answers (rules §20.8), as ranking/results.py is what a ranking answers: the
+"""What the placement answers (rules §20.8), as ranking/ranked.py is what a ranking answers: the
 entry, each component's class and where it came from, why every other class lost, what the pods
 get, errors and OME's event."""
 

@@ -11,10 +11,10 @@ from app.selection.prediction import Prediction
 from app.selection.questions import SelectionRow
 from app.selection.values import checked
 
-from .answers import select_answer
 from .encode import text_table
-from .placement import placement_body
-from .selections import selection_body
+from .payloads import select_answer
+from .placement_body import placement_body
+from .selections_body import selection_body
 
 IMPACT_COLUMNS = ("NAMESPACE", "INFERENCESERVICE", "MODEL", "BEFORE", "AFTER", "MESSAGE")
 

@@ -10,7 +10,7 @@ from app.selection.prediction import Prediction
 from app.selection.ranking import Ranking, RuntimeRow
 
 from .encode import text_table
-from .placement import placement_body
+from .placement_body import placement_body
 
 TABLE_COLUMNS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 

@@ -5,9 +5,9 @@ answers of a ranking (rules §15)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from app.cache.framing import CachedAnswer
 from app.errors import (
     MODEL_NOT_READY_HINT,
     ApiError,
@@ -20,14 +20,24 @@ from app.selection.prediction import Prediction
 from app.selection.ranking import Ranking, SelectionErrorCode
 
 from .encode import to_json, to_yaml
-from .ranking import excluded_reasons, explain_table, ranking_body, select_body
+from .ranking_body import excluded_reasons, explain_table, ranking_body, select_body
 
 JSON_MIME = "application/json"
 TEXT_MIME = "text/plain; charset=utf-8"
 YAML_MIME = "application/yaml"
 OUTPUT_JSON, OUTPUT_TEXT, OUTPUT_YAML = "json", "text", "yaml"  # part of the cache keys
 
-Answer = CachedAnswer
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A whole answer, exactly as a view sends it and the cache keeps it (``X-Cache`` aside);
+    ``gzipped`` is the body as one gzip member, for an answer that gzip shrinks and that is long
+    enough to be worth it (``app.cache.framing.compressed`` makes it), else None."""
+
+    status: int
+    content_type: str
+    body: bytes
+    gzipped: bytes | None = None
 
 
 def rendered(

@@ -1,9 +1,9 @@
 """marshmallow schemas of the answers about stored catalogs, lint, impact and selections
-(docs/rules.md §17-§19), as the OpenAPI description documents them. Like ``app.schemas.api``'s,
-they refuse unknown keys, so that the description says ``additionalProperties: false`` and the
-contract tests notice a field an answer adds without documenting it. ``ClusterSettingsSchema`` is
-also the one list of a cluster's settings: the PUT body is checked against its keys and answers
-dump through it.
+(docs/rules.md §17-§19), as the OpenAPI description documents them. Like
+``app.schemas.rank_answers``'s, they refuse unknown keys, so that the description says
+``additionalProperties: false`` and the contract tests notice a field an answer adds without
+documenting it. ``ClusterSettingsSchema`` is also the one list of a cluster's settings: the PUT body
+is checked against its keys and answers dump through it.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from marshmallow import Schema, fields, validate
 
 from app.selection.admission import ERROR, INFO, WARNING
 
-from .api import SCOPES
 from .fields import BoundedString
-from .placement import placement_field
+from .placement_answer import placement_field
+from .rank_answers import SCOPES
 
 # The kinds a catalog stores, by which its counts are kept.
 STORED_KINDS = (

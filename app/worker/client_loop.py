@@ -21,9 +21,9 @@ from gunicorn.http.message import MAX_REQUEST_LINE
 
 from app.errors import DeadlineExceeded, RequestTimeout
 
-from .answers import error_response
 from .buffer import Readiness, RequestBuffer
 from .connection import ClientSocket, Connection
+from .refusals import error_response
 
 if TYPE_CHECKING:
     from config.settings import ServerSettings

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.schemas.documents import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
+from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from config.settings import SettingsError
 
 from . import output

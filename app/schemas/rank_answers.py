@@ -14,18 +14,18 @@ from app.errors import HTTP_CODES, ApiError
 from app.selection.ranking import LABELS
 
 from .accelerators import AcceleratorClassDocumentSchema
-from .documents import (
+from .document_schemas import (
     MODEL_KINDS,
     InferenceServiceDocumentSchema,
     ModelDocumentSchema,
     RuntimeDocumentSchema,
 )
 from .fields import BoundedString
-from .placement import placement_field
+from .placement_answer import placement_field
 
 SCOPES = ("Namespaced", "Cluster")
 # Every ``error.code`` the service answers with: app/errors.py's, werkzeug's own under their
-# stable codes, and the two of the last resort (app/http/errors.py).
+# stable codes, and the two of the last resort (app/http/error_answers.py).
 ERROR_CODES = tuple(
     dict.fromkeys(
         [
