@@ -505,8 +505,3 @@ def access_source(mode: str, tokens_file: str | None) -> AccessControl | TokenFi
     if not tokens_file:
         return AccessControl()
     return open_token_file(tokens_file)
-
-
-def load_access_control(mode: str, tokens_file: str | None) -> AccessControl:
-    """The access control the settings give now."""
-    return access_source(mode, tokens_file).current()

@@ -315,7 +315,7 @@ class Config:
         # Request limits (rules §15): 16 MiB bodies by default.
         self.MAX_CONTENT_LENGTH = max_body_bytes()
         self.MAX_RUNTIMES = env_int("OME_RANKER_MAX_RUNTIMES", 10_000, 1)
-        # rules §17 "Bounded work": rankings × runtimes a request may ask for (~30 µs each), and
+        # rules §17 "Bounded work": rankings × runtimes a request may ask for, and
         # the size of an answer that lists many rows (selections, lint, impact).
         self.MAX_RUNTIME_CHECKS = env_int("OME_RANKER_MAX_RUNTIME_CHECKS", 200_000, 1)
         self.MAX_ANSWER_BYTES = env_int("OME_RANKER_MAX_ANSWER_BYTES", 64 * 1024 * 1024, 1)

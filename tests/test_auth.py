@@ -7,7 +7,7 @@ import hashlib
 import pytest
 import yaml
 
-from app.auth import ANONYMOUS, load_access_control, parse_tokens
+from app.auth import ANONYMOUS, access_source, parse_tokens
 from config.settings import SettingsError
 
 SECRET = "s3cret"
@@ -57,11 +57,11 @@ def test_a_bad_token_file_stops_start_up_naming_the_problem(document, fragment):
 
 
 def test_loading_from_settings(tmp_path):
-    assert load_access_control("none", None).identify(None) is ANONYMOUS
-    closed = load_access_control("token", None)
+    assert access_source("none", None).current().identify(None) is ANONYMOUS
+    closed = access_source("token", None).current()
     assert not closed.configured and closed.identify(f"Bearer {SECRET}") is None
     path = tmp_path / "tokens.yaml"
     path.write_text(yaml.safe_dump({"tokens": [{"name": "ci", "sha256": DIGEST}]}))
-    assert load_access_control("token", str(path)).identify(f"Bearer {SECRET}").name == "ci"
+    assert access_source("token", str(path)).current().identify(f"Bearer {SECRET}").name == "ci"
     with pytest.raises(SettingsError, match="OME_RANKER_TOKENS_FILE"):
-        load_access_control("token", str(tmp_path / "missing.yaml"))
+        access_source("token", str(tmp_path / "missing.yaml")).current()

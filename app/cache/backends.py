@@ -52,8 +52,9 @@ class MemoryBackend:
     Bounded by the bytes it holds (``OME_RANKER_CACHE_LOCAL_BYTES``: frames, keys and their
     containers, ``BytesLRU``) and by keys (``OME_RANKER_CACHE_LOCAL_ENTRIES``); a frame over an
     eighth of the bytes is not kept (an answer is stored under two keys, so one answer never
-    takes more than a quarter). It keeps the same compressed frames as Redis, 10-18x smaller
-    than the answers they hold, and decoding costs ~15 us per hit for 100 runtimes.
+    takes more than a quarter). It keeps the same compressed frames as Redis, many times smaller
+    than the answers they hold, at the cost of inflating one per hit (bench/README.md "Figures
+    behind the code").
     """
 
     name = "memory"

@@ -42,11 +42,10 @@ _FIELDS = struct.Struct(">2sBBHI")
 _MAC_SIZE = hashlib.sha256().digest_size
 HEADER_SIZE = _FIELDS.size + _MAC_SIZE
 _KEY_LENGTH = struct.Struct(">I")
-# Measured on rendered answers (README "Cache"): from ~1 KiB (4 runtimes) deflate level 1
-# shrinks JSON, YAML and tables 3.5x, 100 runtimes 10-12x (13.8 KB -> 1.1 KB) for ~20 us to
-# compress and ~12 us to inflate; level 6 gains another ~10% for 2.5x the time. Below 1 KiB it
-# saves a few hundred bytes at most, and the answer fits one TCP segment either way: the same
-# bound decides which HTTP answers are sent compressed.
+# Deflate level 1 from 1 KiB (bench/README.md "Figures behind the code"): on rendered answers it
+# shrinks JSON, YAML and tables several times over, a higher level gains little for much more
+# time, and below 1 KiB it saves a few hundred bytes at most while the answer fits one TCP
+# segment either way: the same bound decides which HTTP answers are sent compressed.
 COMPRESS_MIN_BYTES = 1024
 COMPRESS_LEVEL = 1
 _GZIP_WBITS = 31  # zlib's gzip container: header (mtime 0, so the same body gives the same bytes)

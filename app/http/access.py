@@ -31,7 +31,7 @@ from . import record
 from .conditions import MalformedTags, none_match, write_precondition
 
 log = logging.getLogger("app.catalog")
-# The setting behind each bound of a store (app/store/records.py BOUNDS).
+# The setting behind each bound of a store (app/store/records.py Bound).
 LIMIT_VARIABLES = {
     "objects": "OME_RANKER_MAX_OBJECTS_PER_CLUSTER",
     "bytes": "OME_RANKER_MAX_BYTES_PER_CLUSTER",

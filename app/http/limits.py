@@ -1,10 +1,11 @@
 """Work a request may ask for, refused before it starts when it is over a documented bound
 (rules §17 "Bounded work"): 422 ``LimitExceeded`` naming the bound and its variable.
 
-What the rules cost is known before they run: a ranking checks every runtime it reads, so a
-request that asks ``rankings`` questions of ``runtimes`` runtimes costs ``rankings × runtimes``
-runtime checks (~30 µs each). What a deadline cannot see coming, these bounds refuse at once;
-what they let through, the deadline stops (``app/selection/values/budget.py``).
+What the rules cost is known before they run: a ranking checks every runtime it reads, so a request
+that asks ``rankings`` questions of ``runtimes`` runtimes costs ``rankings × runtimes`` runtime
+checks (bench/README.md "Figures behind the code" says what one costs). What a deadline cannot see
+coming, these bounds refuse at once; what they let through, the deadline stops
+(``app/selection/values/budget.py``).
 """
 
 from __future__ import annotations

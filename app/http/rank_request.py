@@ -18,8 +18,9 @@ from .body import ranking_request
 
 
 def load_request(raw: bytes) -> RankRequest:
-    """Decode and validate a ranking body. Raises the 400/413/415/422 errors, which are never
-    cached."""
+    """Decode and validate a ranking body. Raises the 400/404/413/415/422 errors, which are never
+    cached: 404 ``ModelNotFound`` when the body's manifests hold no model for the
+    InferenceService among them."""
     stream = ranking_request(raw)
     deadline.check()  # each stage is linear in the body; check between them
     body = stream.request

@@ -1,14 +1,14 @@
 """A plain-Python loader for the common, well-formed runtime document.
 
-marshmallow spends ~180 µs on a real runtime manifest (a dozen nested schema loads and some 60
-field deserialisations), most of a cold request's time. Almost every runtime a cluster sends is
-plain: strings where strings belong, integers where integers belong, no diffusion pipeline.
-``load_runtime`` builds the same ``Runtime`` as ``RuntimeDocumentSchema`` for those, about ten
-times faster, and returns ``None`` for anything else — an error, a null where a value may be
-null in an unusual way, a float priority, a diffusion pipeline — so that marshmallow decides it
-and reports its errors with their paths. It never rejects a document and never builds one the
-schema would not: ``tests/schemas/test_fast_runtime.py`` checks that it agrees with the schema
-on generated documents, valid and not.
+marshmallow's load of a real runtime manifest (a dozen nested schema loads and some 60 field
+deserialisations) was most of a cold request's time (bench/README.md "Figures behind the code").
+Almost every runtime a cluster sends is plain: strings where strings belong, integers where integers
+belong, no diffusion pipeline. ``load_runtime`` builds the same ``Runtime`` as
+``RuntimeDocumentSchema`` for those, many times faster, and returns ``None`` for anything else — an
+error, a null where a value may be null in an unusual way, a float priority, a diffusion pipeline —
+so that marshmallow decides it and reports its errors with their paths. It never rejects a document
+and never builds one the schema would not: ``tests/schemas/test_fast_runtime.py`` checks that it
+agrees with the schema on generated documents, valid and not.
 """
 
 from __future__ import annotations

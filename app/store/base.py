@@ -41,6 +41,7 @@ from .records import (
     DEFAULT_MAX_OBJECTS,
     DEFAULT_MAX_RUNTIMES,
     RUNTIME_KINDS,
+    Bound,
     Catalog,
     CatalogDocuments,
     ClusterInfo,
@@ -323,11 +324,12 @@ class CatalogStore(ABC):
         """A cluster of these objects, ``size`` bytes as stored, within the bounds."""
         keys = list(keys)
         runtimes = sum(1 for kind, _namespace, _name in keys if kind in RUNTIME_KINDS)
-        for bound, limit, requested, what in (
+        checks: tuple[tuple[Bound, int | None, int, str], ...] = (
             ("objects", self.max_objects, len(keys), "objects"),
             ("bytes", self.max_bytes, size, "bytes as stored"),
             ("runtimes", self.max_runtimes, runtimes, "runtimes"),
-        ):
+        )
+        for bound, limit, requested, what in checks:
             if limit is not None and requested > limit:
                 raise LimitExceeded(
                     f"the cluster would hold {requested} {what}; a cluster holds at most "

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from app.selection.values import (
     DEFAULT_OME_VERSION,
@@ -142,11 +142,16 @@ class UnreadableCatalog(StoreUnavailable):
     problem = "what the catalog store holds cannot be read by this version of the service"
 
 
-class LimitExceeded(StoreError):
-    """A write over a bound: ``bound`` names which (one of ``BOUNDS``), ``requested`` is what
-    the write would make of it, ``limit`` the bound."""
+# What a store bounds: objects and stored bytes per cluster, runtimes per cluster (each one a
+# ranking reads), clusters per service.
+Bound = Literal["objects", "bytes", "runtimes", "clusters"]
 
-    def __init__(self, message: str, bound: str, limit: int, requested: int) -> None:
+
+class LimitExceeded(StoreError):
+    """A write over a bound: ``bound`` names which, ``requested`` is what the write would make
+    of it, ``limit`` the bound."""
+
+    def __init__(self, message: str, bound: Bound, limit: int, requested: int) -> None:
         super().__init__(message)
         self.message = message
         self.bound = bound
@@ -154,9 +159,6 @@ class LimitExceeded(StoreError):
         self.requested = requested
 
 
-# What a store bounds: objects and stored bytes per cluster, runtimes per cluster (each one a
-# ranking reads), clusters per service.
-BOUNDS = ("objects", "bytes", "runtimes", "clusters")
 RUNTIME_KINDS = frozenset({"ClusterServingRuntime", "ServingRuntime"})
 
 

@@ -7,8 +7,8 @@ InferenceService resolved), which raises ``DeadlinePassed`` once the deadline ha
 thread stops and returns instead of finishing an answer nobody will read. Outside a request (the
 pure tests, the CLI in process) nothing is set and ``checkpoint()`` does nothing.
 
-A check is a context-variable read and a clock read (~0.15 µs): call it per unit that costs
-microseconds or more, never inside a loop over characters; ``checked(items, every=n)`` checks
+A check is a context-variable read and a clock read: call it per unit that costs many times
+that, never inside a loop over characters; ``checked(items, every=n)`` checks
 once per ``n`` items of a loop whose steps are cheaper (``python -m bench.deadline`` measures
 what the checks cost). Stopping is always safe here: the rules build new values and change
 nothing shared.

@@ -1,11 +1,11 @@
 """A cheaper ``__init__`` for the frozen, slotted dataclasses a ranking builds by the thousand.
 
-A frozen dataclass's generated ``__init__`` sets each field with ``object.__setattr__``: a
-method lookup and a generic attribute store per field (~0.9 µs for ``Entry``'s eleven). A cold
-1 000-runtime request builds some 9 000 such objects (rows, entries, changes, ways out). The
-``__init__`` made here has the same parameters and defaults, and stores each field through its
-slot's own descriptor (~0.5 µs for ``Entry``): the class stays frozen (its ``__setattr__``
-still refuses), and ``replace``, equality, hashing, ``repr`` and pickling are the dataclass's.
+A frozen dataclass's generated ``__init__`` sets each field with ``object.__setattr__``: a method
+lookup and a generic attribute store per field. A cold 1 000-runtime request builds some 9 000 such
+objects (rows, entries, changes, ways out). The ``__init__`` made here has the same parameters and
+defaults, and stores each field through its slot's own descriptor, about half the cost
+(bench/README.md "Figures behind the code"): the class stays frozen (its ``__setattr__`` still
+refuses), and ``replace``, equality, hashing, ``repr`` and pickling are the dataclass's.
 
 Only the plain case is taken: every field in ``__init__``, positional, with a default value or
 none; no ``__post_init__``. Anything else raises ``TypeError`` at import, rather than build
