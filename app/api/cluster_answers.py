@@ -34,7 +34,6 @@ from app.http.described import (
     parameter,
 )
 from app.http.limits import check_rankings, check_runtimes
-from app.http.polls import by_name_question
 from app.http.query import accelerator_classes_known
 from app.http.rank_request import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
@@ -141,7 +140,7 @@ def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
         check_runtimes(len(documents.runtimes))
         return render(compute_ranking(_rank_request_by_name(documents)))
 
-    return _catalog_answer(cluster, by_name_question(endpoint, output, request.args), compute)
+    return _catalog_answer(cluster, keys.by_name_question(endpoint, output, request.args), compute)
 
 
 @bp.get("/v1/clusters/<cluster>/rank")

@@ -21,7 +21,7 @@ each other: every kind of poll gets the same answer and the same log line from b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,20 +46,7 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 _BY_NAME = re.compile(r"/v1/clusters/([^/]+)/(rank|select)\Z")
-# The query parameters an answer by name depends on, in the order of its cache key.
-BY_NAME_PARAMETERS = (
-    "model",
-    "modelKind",
-    "namespace",
-    "inferenceService",
-    "acceleratorClassesKnown",  # as written: a value other than true or false is Flask's 400
-)
 Headers = list[tuple[str, str]]
-
-
-def by_name_question(endpoint: str, output: str, args: Mapping[str, str]) -> list:
-    """What an answer by name is about, for its cache key: every parameter it reads."""
-    return [endpoint, output, *(args.get(name) for name in BY_NAME_PARAMETERS)]
 
 
 @dataclass(frozen=True)
@@ -150,7 +137,7 @@ class PollAnswers:
         """The answer as the view sends a cache hit, if this worker holds it decoded."""
         output = output_for(asked.accept_mimetypes) if endpoint.negotiated else OUTPUT_JSON
         cache = get_ranking_cache(self.app)
-        question = by_name_question(endpoint.name, output, asked.args)
+        question = keys.by_name_question(endpoint.name, output, asked.args)
         key = keys.catalog_key(cache.prefix, info.name, info.uid, info.generation, question)
         found: Answer | None = cache.held(key)
         if found is None or found.status != 200:

@@ -14,7 +14,6 @@ from werkzeug.test import Client
 
 from app.cache import get_ranking_cache, keys
 from app.catalog import get_store
-from app.http.polls import by_name_question
 from app.rendering.payloads import Answer
 from tests.builders import isvc_doc, token_file
 
@@ -246,7 +245,7 @@ def test_a_refused_namespace_is_refused_whatever_the_worker_holds(polled):
     held = polled.client.get(RANK, headers=READER)
     cache = get_ranking_cache(polled.app)
     info = get_store(polled.app).get_info("prod")
-    question = by_name_question("rank", "json", {"model": SEED_MODEL, "namespace": "Bad_Name"})
+    question = keys.by_name_question("rank", "json", {"model": SEED_MODEL, "namespace": "Bad_Name"})
     key = keys.catalog_key(cache.prefix, "prod", info.uid, info.generation, question)
     cache.hot.put_many({key: Answer(200, "application/json", held.get_data())})
     before = polled.to_flask
