@@ -10,8 +10,8 @@ body, the same metrics and log line, and ``304`` for an ``If-None-Match`` that n
 cluster's generation.
 
 Anything else goes to Flask unchanged, which also answers every refusal with its error: a method
-but ``GET``, a ``Cache-Control`` header (``no-cache`` skips the cache), a cluster name that is
-not one, a namespace that is not a label, no token or one that may not read the cluster, a
+but ``GET``, a ``Cache-Control`` header (``no-cache`` skips the cache), a query that Flask's
+hooks refuse, a cluster name that is not one, no token or one that may not read the cluster, a
 cluster that does not exist, a store that fails, an answer this worker does not hold (Flask
 computes it or reads the cache's backend, and keeps it for the next poll), an error answer, and
 one that would be compressed on its way out. tests/api/test_polls.py holds the two paths to
@@ -39,7 +39,7 @@ from .access import etag
 from .compression import GZIP, GZIP_SUFFIX, gzip_etag, identity_tags, takes_gzip
 from .conditions import none_match
 from .observability import REQUEST_ID_HEADER, finish, request_id_from
-from .query import NO_STORE, NOSNIFF, namespace_problem
+from .query import NO_STORE, NOSNIFF, query_refusal
 from .respond import output_for
 
 if TYPE_CHECKING:
@@ -90,8 +90,8 @@ class PollAnswers:
         seen = record.RequestRecord()
         asked = self.app.request_class(environ)
         args = asked.args
-        if namespace_problem(args.getlist("namespace")) is not None:
-            return None
+        if query_refusal(args) is not None:
+            return None  # refused by Flask's hook, before any view
         token = get_access(self.app).identify(asked.headers.get("Authorization"))
         if token is None or not token.can_read(cluster):
             return None
