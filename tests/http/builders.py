@@ -19,6 +19,7 @@ YAML = {"Content-Type": "application/yaml"}
 READER = {"Authorization": "Bearer reader-secret"}
 ADMIN = {"Authorization": "Bearer admin-secret"}
 RANK = f"/v1/clusters/prod/rank?model={SEED_MODEL}&namespace=llama-demo"
+SELECT = f"/v1/clusters/prod/select?model={SEED_MODEL}&namespace=llama-demo"
 
 
 def seeded_app(make_app: Callable[..., Flask], tmp_path: Path, **settings: Any) -> Flask:
