@@ -97,8 +97,8 @@ def store_errors(view: Callable[..., T]) -> Callable[..., T]:
     def wrapped(*args: Any, **kwargs: Any) -> T:
         try:
             return view(*args, **kwargs)
-        except ClusterNotFound:
-            raise errors.ClusterNotFound(f"cluster {kwargs.get('cluster')} not found") from None
+        except ClusterNotFound as error:  # the store's, as the API's: the one translation
+            raise errors.ClusterNotFound(error.cluster) from None
         except PreconditionFailed as error:
             current = error.current_generation
             raise errors.PreconditionFailed(
@@ -156,14 +156,14 @@ def documents_or_404(cluster: str) -> CatalogDocuments:
     """The cluster's documents, as ranking reads them."""
     documents = get_store().read_documents(cluster)
     if documents is None:
-        raise errors.ClusterNotFound(f"cluster {cluster} not found")
+        raise errors.ClusterNotFound(cluster)
     return documents
 
 
 def info_or_404(cluster: str) -> ClusterInfo:
     info = get_store().get_info(cluster)
     if info is None:
-        raise ClusterNotFound(cluster)
+        raise errors.ClusterNotFound(cluster)
     return info
 
 
