@@ -233,7 +233,7 @@ BY_NAME_PARAMETERS = (
 
 def by_name_question(endpoint: str, output: str, args: Mapping[str, str]) -> list:
     """What an answer by name is about, for its ``catalog_key``: every parameter it reads. The
-    poll path in front of Flask and the view ask the same question."""
+    poll path in front of Flask and the view ask the same question (app/http/catalog_reads.py)."""
     return [endpoint, output, *(args.get(name) for name in BY_NAME_PARAMETERS)]
 
 

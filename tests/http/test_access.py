@@ -1,13 +1,16 @@
-"""Tokens and the store's errors (app/http/access.py): one ``ClusterNotFound``, the API's."""
+"""Tokens and the store's errors (app/http/access.py): one ``ClusterNotFound``, the API's, and
+one decision of what a token may do, in the order the views refuse."""
 
 from __future__ import annotations
 
 import pytest
 
 from app import errors
+from app.auth import AccessControl
 from app.http import access
+from app.http.record import RequestRecord
 from app.store import ClusterNotFound as StoreClusterNotFound
-from tests.http.builders import ADMIN, SEED_YAML, YAML, seeded_app
+from tests.http.builders import ADMIN, READER, SEED_YAML, YAML, seeded_app, token_control
 
 
 def test_a_cluster_read_that_finds_none_raises_the_api_s_error(make_app):
@@ -48,3 +51,67 @@ def test_a_write_to_no_cluster_answers_the_one_404(make_app, tmp_path, write):
         "code": "ClusterNotFound",
         "message": "cluster staging not found",
     }
+
+
+TOKENS = token_control({"name": "reader", "secret": "reader-secret", "read": ["prod"]})
+BEARER = READER["Authorization"]
+# (the tokens, Authorization, cluster, action): the token decided, the refusal's class, message
+DECISIONS = {
+    "may read": (TOKENS, BEARER, "prod", "read", "reader", None, None),
+    "not a cluster name": (TOKENS, BEARER, "Prod_1", "read", None, errors.MalformedRequest, None),
+    "no token sent": (
+        TOKENS,
+        None,
+        "prod",
+        "read",
+        None,
+        errors.Unauthorized,
+        "send Authorization: Bearer <token>",
+    ),
+    "unknown token": (TOKENS, "Bearer nope", "prod", "read", None, errors.Unauthorized, None),
+    "no token in force": (
+        AccessControl(refusal="no tokens here"),
+        BEARER,
+        "prod",
+        "read",
+        None,
+        errors.Unauthorized,
+        "no tokens here",
+    ),
+    "may not write": (
+        TOKENS,
+        BEARER,
+        "prod",
+        "write",
+        "reader",
+        errors.Forbidden,
+        "token reader may not write cluster prod",
+    ),
+    "another cluster": (
+        TOKENS,
+        BEARER,
+        "staging",
+        "read",
+        "reader",
+        errors.Forbidden,
+        "token reader may not read cluster staging",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", DECISIONS)
+def test_a_decision_names_the_token_and_the_first_refusal(case):
+    tokens, authorization, cluster, action, name, refusal, message = DECISIONS[case]
+    decision = access.decide(tokens, authorization, cluster, action)
+    assert (decision.token and decision.token.name) == name
+    seen = RequestRecord()
+    if refusal is None:
+        assert decision.refusal is None
+        assert decision.granted(seen) is decision.token
+    else:
+        assert type(decision.refusal) is refusal
+        if message is not None:
+            assert decision.refusal.message == message
+        with pytest.raises(refusal):
+            decision.granted(seen)
+    assert seen.token_name == name  # noted for the log line, refused or not
