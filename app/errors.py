@@ -175,6 +175,9 @@ class ClusterNotFound(ApiError):
 
     status, code = 404, "ClusterNotFound"
 
+    def __init__(self, cluster: str):
+        super().__init__(f"cluster {cluster} not found")
+
 
 class InferenceServiceNotFound(ApiError):
     """No stored InferenceService of that namespace and name."""

@@ -12,17 +12,10 @@ from collections.abc import Callable
 from flask import Blueprint, Response, request
 
 from app import errors
-from app.cache import keys
-from app.http import cached, deadline
-from app.http.access import (
-    documents_or_404,
-    etag,
-    info_or_404,
-    may_read,
-    not_modified,
-    store_errors,
-)
+from app.http import deadline
+from app.http.access import store_errors
 from app.http.body import content_type, ranking_request, read_body
+from app.http.catalog_reads import RANK_BY_NAME, SELECT_BY_NAME, ByName, catalog_answer, may_read
 from app.http.described import (
     CATALOG_ERRORS,
     MANIFESTS,
@@ -34,7 +27,6 @@ from app.http.described import (
     parameter,
 )
 from app.http.limits import check_rankings, check_runtimes
-from app.http.polls import by_name_question
 from app.http.query import accelerator_classes_known
 from app.http.rank_request import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
@@ -42,6 +34,7 @@ from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answ
 from app.schemas.catalog_answers import SelectionsSchema
 from app.schemas.rank_answers import RankResponseSchema, SelectResponseSchema
 from app.schemas.requests import load_rank_request
+from app.selection.prediction import Prediction
 from app.selection.questions import planned_placements, planned_rankings, selections
 from app.selection.ranking import target_namespace
 from app.selection.values import (
@@ -75,34 +68,6 @@ RANKING = answer("The ranking.", RankResponseSchema, NEGOTIATED, headers=("ETag"
 SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag",))
 
 
-def _catalog_answer(
-    cluster: str, question: list, compute: Callable[[CatalogDocuments], Answer]
-) -> Response:
-    """The answer to ``question`` about the current generation of the catalog (rules §16, §17):
-    a read of the cluster's info and a cache GET when it is cached (or 304 with
-    ``If-None-Match``); on a miss, the documents are read, in their own snapshot, and the answer
-    is stored under the generation it was computed from. Requests of one worker that miss the
-    same answer at once wait for one computation."""
-    info = info_or_404(cluster)
-    unchanged = not_modified(info)
-    if unchanged is not None:
-        return unchanged
-    session = cached.request_session()
-    prefix = session.cache.prefix
-    key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
-    found = session.lookup(key)
-    if found is None:
-        with cached.computing(session, key) as found:
-            if found is None:
-                documents = documents_or_404(cluster)
-                info = documents.info  # a write may have landed in between: key by what is read
-                key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
-                found = cached.computed(session, key, lambda: compute(documents))
-    response = cached.response(session, found)
-    response.headers["ETag"] = etag(info)
-    return response
-
-
 def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
     """``?model=<name>`` (with ``?namespace=``, ``?modelKind=``) or
     ``?inferenceService=<namespace>/<name>``: the request the stored objects make, with the
@@ -134,14 +99,22 @@ def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
     return dataclasses.replace(view, classes_known=known).rank_request(model, isvc, namespace)
 
 
-def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
+def _by_name(
+    cluster: str, by_name: ByName, render: Callable[[Prediction, str], Answer]
+) -> Response:
+    """The answer by name: asked of the catalog as the poll path asks it (app/http/polls.py),
+    which may have looked the token and the cluster up already."""
     may_read(cluster)
+    output = by_name.output(request.accept_mimetypes)
 
     def compute(documents: CatalogDocuments) -> Answer:
         check_runtimes(len(documents.runtimes))
-        return render(compute_ranking(_rank_request_by_name(documents)))
+        return render(compute_ranking(_rank_request_by_name(documents)), output)
 
-    return _catalog_answer(cluster, by_name_question(endpoint, output, request.args), compute)
+    response = catalog_answer(cluster, by_name.question(output, request.args), compute)
+    if by_name.vary is not None:
+        response.headers["Vary"] = by_name.vary
+    return response
 
 
 @bp.get("/v1/clusters/<cluster>/rank")
@@ -156,10 +129,7 @@ def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
 )
 @store_errors
 def rank_by_name(cluster: str) -> Response:
-    output = wanted_output()
-    response = _by_name(cluster, "rank", output, lambda r: rank_answer(r, output))
-    response.headers["Vary"] = "Accept"
-    return response
+    return _by_name(cluster, RANK_BY_NAME, rank_answer)
 
 
 @bp.get("/v1/clusters/<cluster>/select")
@@ -174,7 +144,7 @@ def rank_by_name(cluster: str) -> Response:
 )
 @store_errors
 def select_by_name(cluster: str) -> Response:
-    return _by_name(cluster, "select", OUTPUT_JSON, select_answer)
+    return _by_name(cluster, SELECT_BY_NAME, lambda prediction, _json: select_answer(prediction))
 
 
 def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
@@ -194,7 +164,7 @@ def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
     def compute(documents: CatalogDocuments) -> Answer:
         return render(compute_ranking(_overlay_request(documents, raw)))
 
-    return _catalog_answer(cluster, question, compute)
+    return catalog_answer(cluster, question, compute)
 
 
 def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
@@ -313,6 +283,6 @@ def cluster_selections(cluster: str) -> Response:
         extra = {"cluster": cluster, "generation": documents.info.generation}
         return selections_answer(rows, output, extra)
 
-    response = _catalog_answer(cluster, ["selections", output, namespace, known], compute)
+    response = catalog_answer(cluster, ["selections", output, namespace, known], compute)
     response.headers["Vary"] = "Accept"
     return response

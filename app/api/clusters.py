@@ -201,7 +201,7 @@ def delete_cluster(cluster: str) -> Response:
     if not token.can_manage:
         raise errors.Forbidden(f"token {token.name} may not delete clusters")
     if not get_store().delete_cluster(cluster, if_match=if_match()):
-        raise errors.ClusterNotFound(f"cluster {cluster} not found")
+        raise errors.ClusterNotFound(cluster)
     log_write(token, cluster, "delete", None)
     return Response(status=204)
 
@@ -331,7 +331,7 @@ def list_objects(cluster: str) -> Response:
         return unchanged
     catalog = get_store().read_catalog(cluster)
     if catalog is None:
-        raise errors.ClusterNotFound(f"cluster {cluster} not found")
+        raise errors.ClusterNotFound(cluster)
     kind, namespace = request.args.get("kind"), request.args.get("namespace")
     items = [
         item.manifest

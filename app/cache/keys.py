@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
@@ -217,6 +218,23 @@ def request_key(
     digest.update(b"\n")  # never in the ASCII-escaped head: the body starts unambiguously
     digest.update(body)
     return entry_key(prefix, REQUEST_KEYSPACE, digest.hexdigest())
+
+
+# The query parameters an answer by name (``GET /v1/clusters/<cluster>/rank|select``) depends
+# on, in the order of its question.
+BY_NAME_PARAMETERS = (
+    "model",
+    "modelKind",
+    "namespace",
+    "inferenceService",
+    "acceleratorClassesKnown",  # as written: a value other than true or false is a 400
+)
+
+
+def by_name_question(endpoint: str, output: str, args: Mapping[str, str]) -> list:
+    """What an answer by name is about, for its ``catalog_key``: every parameter it reads. The
+    poll path in front of Flask and the view ask the same question (app/http/catalog_reads.py)."""
+    return [endpoint, output, *(args.get(name) for name in BY_NAME_PARAMETERS)]
 
 
 def catalog_key(prefix: str, cluster: str, uid: str, generation: int, question: list) -> str:

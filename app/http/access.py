@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import Response, current_app, request
+from flask import Flask, Response, current_app, request
 
 from app import errors
-from app.auth import Token
+from app.auth import AccessControl, Token
 from app.catalog import get_access, get_store
 from app.store import (
     CatalogDocuments,
@@ -25,7 +26,7 @@ from app.store import (
     StoreNotAsked,
     StoreUnavailable,
 )
-from app.store.records import check_cluster_name
+from app.store.records import CLUSTER_NAME
 
 from . import record
 from .conditions import MalformedTags, none_match, write_precondition
@@ -41,17 +42,65 @@ LIMIT_VARIABLES = {
 T = TypeVar("T")
 
 
-def caller() -> Token:
-    """The request's token, or 401 (none sent, unknown, or no token in force: no token file
-    configured, or one that states none)."""
-    access = get_access()
-    token = access.identify(request.headers.get("Authorization"))
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Whether a request's token may do what it asks, decided once: the token (None: none was
+    sent, or an unknown one) and why it may not (None: it may)."""
+
+    token: Token | None
+    refusal: errors.ApiError | None = None
+
+    def granted(self, seen: record.RequestRecord) -> Token:
+        """The token, its name noted in ``seen`` for the log line (never the secret); else the
+        refusal raised."""
+        if self.token is not None:
+            seen.token_name = self.token.name
+        if self.refusal is not None:
+            raise self.refusal
+        assert self.token is not None  # a decision without a token is a refusal
+        return self.token
+
+
+def identified(access: AccessControl, authorization: str | None) -> Decision:
+    """The token an ``Authorization`` header names, or 401 (none sent, unknown, or no token in
+    force: no token file configured, or one that states none)."""
+    token = access.identify(authorization)
+    if token is not None:
+        return Decision(token)
+    if not access.configured:
+        return Decision(None, errors.Unauthorized(access.refusal))
+    return Decision(None, errors.Unauthorized("send Authorization: Bearer <token>"))
+
+
+def decide(
+    access: AccessControl, authorization: str | None, cluster: str, action: str = "read"
+) -> Decision:
+    """Whether the token an ``Authorization`` header names may ``action`` (read or write)
+    ``cluster``, a path's name: refused as the views refuse, in this order: a name that is not
+    a cluster's (400), no token (401), a token without the right (403)."""
+    if not CLUSTER_NAME.match(cluster):
+        return Decision(
+            None,
+            errors.MalformedRequest(
+                f"cluster names are DNS-1123 labels ([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 "
+                f"characters), got {cluster[:80]!r}"
+            ),
+        )
+    decision = identified(access, authorization)
+    token = decision.token
     if token is None:
-        if not access.configured:
-            raise errors.Unauthorized(access.refusal)
-        raise errors.Unauthorized("send Authorization: Bearer <token>")
-    record.this_request().token_name = token.name  # for the log line, never the secret
-    return token
+        return decision
+    if not (token.can_read(cluster) if action == "read" else token.can_write(cluster)):
+        return Decision(
+            token, errors.Forbidden(f"token {token.name} may not {action} cluster {cluster}")
+        )
+    return decision
+
+
+def caller() -> Token:
+    """The request's token, or 401 (``identified``)."""
+    decision = identified(get_access(), request.headers.get("Authorization"))
+    return decision.granted(record.this_request())
 
 
 def stateless_access() -> None:
@@ -59,16 +108,6 @@ def stateless_access() -> None:
     asks any known token of them; the catalog ones check the cluster's token themselves."""
     if current_app.config["AUTH_STATELESS"] and not request.path.startswith("/v1/clusters/"):
         caller()
-
-
-def cluster_name(cluster: str) -> str:
-    try:
-        return check_cluster_name(cluster)
-    except ValueError:
-        raise errors.MalformedRequest(
-            f"cluster names are DNS-1123 labels ([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 "
-            f"characters), got {cluster[:80]!r}"
-        ) from None
 
 
 def may_read(cluster: str) -> Token:
@@ -82,12 +121,8 @@ def may_write(cluster: str) -> Token:
 
 
 def _may(cluster: str, action: str) -> Token:
-    cluster_name(cluster)
-    token = caller()
-    allowed = token.can_read(cluster) if action == "read" else token.can_write(cluster)
-    if not allowed:
-        raise errors.Forbidden(f"token {token.name} may not {action} cluster {cluster}")
-    return token
+    decision = decide(get_access(), request.headers.get("Authorization"), cluster, action)
+    return decision.granted(record.this_request())
 
 
 def store_errors(view: Callable[..., T]) -> Callable[..., T]:
@@ -97,8 +132,8 @@ def store_errors(view: Callable[..., T]) -> Callable[..., T]:
     def wrapped(*args: Any, **kwargs: Any) -> T:
         try:
             return view(*args, **kwargs)
-        except ClusterNotFound:
-            raise errors.ClusterNotFound(f"cluster {kwargs.get('cluster')} not found") from None
+        except ClusterNotFound as error:  # the store's, as the API's: the one translation
+            raise errors.ClusterNotFound(error.cluster) from None
         except PreconditionFailed as error:
             current = error.current_generation
             raise errors.PreconditionFailed(
@@ -156,14 +191,15 @@ def documents_or_404(cluster: str) -> CatalogDocuments:
     """The cluster's documents, as ranking reads them."""
     documents = get_store().read_documents(cluster)
     if documents is None:
-        raise errors.ClusterNotFound(f"cluster {cluster} not found")
+        raise errors.ClusterNotFound(cluster)
     return documents
 
 
-def info_or_404(cluster: str) -> ClusterInfo:
-    info = get_store().get_info(cluster)
+def info_or_404(cluster: str, app: Flask | None = None) -> ClusterInfo:
+    """The cluster's info, read from the store of ``app`` (the current one by default)."""
+    info = get_store(app).get_info(cluster)
     if info is None:
-        raise ClusterNotFound(cluster)
+        raise errors.ClusterNotFound(cluster)
     return info
 
 

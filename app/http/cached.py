@@ -66,13 +66,21 @@ def response(session: CacheSession, found: Answer) -> Response:
     seen.cache_result = session.result
     if found.status >= 400:  # an OME error, computed or cached: its code for the log line
         seen.error_code = json.loads(found.body)["error"]["code"]
-    if found.gzipped is not None and accepts_gzip():  # as stored: nothing compressed here
-        served = Response(found.gzipped, status=found.status, content_type=found.content_type)
-        served.headers["Content-Encoding"] = GZIP
-    else:
-        served = Response(found.body, status=found.status, content_type=found.content_type)
-    served.headers["X-Cache"] = session.result
-    return served
+    body, headers = served(found, accepts_gzip(), session.result)
+    return Response(body, status=found.status, headers=headers)
+
+
+def served(found: Answer, gzip: bool, result: str) -> tuple[bytes, list[tuple[str, str]]]:
+    """The body and headers of an answer as sent, ``X-Cache: <result>`` the last: its gzip
+    member, as stored (nothing is compressed here), to a client that takes gzip. The poll path
+    (app/http/polls.py) sends these too."""
+    packed = found.gzipped if gzip else None
+    body = found.body if packed is None else packed
+    headers = [("Content-Type", found.content_type), ("Content-Length", str(len(body)))]
+    if packed is not None:
+        headers.append(("Content-Encoding", GZIP))
+    headers.append(("X-Cache", result))
+    return body, headers
 
 
 @contextlib.contextmanager

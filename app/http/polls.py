@@ -5,69 +5,66 @@ seconds, and between two writes of the catalog the answer is one this worker alr
 decoded (app/cache/hot.py). Finding it costs a token check, the cluster's info and a dict
 lookup; Flask's request handling around it (the request context, routing, the hooks, a response
 object and its header set) cost more than all of that together, so such a poll is answered
-here, by the WSGI callable in front of Flask's: the same checks, the same status, headers and
-body, the same metrics and log line, and ``304`` for an ``If-None-Match`` that names the
-cluster's generation.
+here, by the WSGI callable in front of Flask's, with what the views use
+(app/http/catalog_reads.py): the same checks, the same status, headers and body, the same
+metrics and log line, and ``304`` for an ``If-None-Match`` that names the cluster's generation.
 
 Anything else goes to Flask unchanged, which also answers every refusal with its error: a method
-but ``GET``, a ``Cache-Control`` header (``no-cache`` skips the cache), a cluster name that is
-not one, a namespace that is not a label, no token or one that may not read the cluster, a
+but ``GET``, a ``Cache-Control`` header (``no-cache`` skips the cache), a query that Flask's
+hooks refuse, a cluster name that is not one, no token or one that may not read the cluster, a
 cluster that does not exist, a store that fails, an answer this worker does not hold (Flask
 computes it or reads the cache's backend, and keeps it for the next poll), an error answer, and
-one that would be compressed on its way out. tests/api/test_polls.py holds the two paths to
-each other: every kind of poll gets the same answer and the same log line from both.
+one that would be compressed on its way out. What this path looked up on the way (the token's
+decision, the cluster's info) goes with the request, so the view does not look it up again.
+tests/api/test_polls.py holds the two paths to each other: every kind of poll gets the same
+answer and the same log line from both.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from flask import Flask, Request
 
-from app.cache import HIT, get_ranking_cache, keys
+from app.cache import HIT, get_ranking_cache
 from app.cache.framing import COMPRESS_MIN_BYTES
-from app.catalog import get_access, get_store
-from app.rendering.payloads import OUTPUT_JSON, Answer
-from app.store import ClusterInfo, StoreError
-from app.store.records import CLUSTER_NAME
+from app.rendering.payloads import Answer
+from app.store import ClusterInfo
 
 from . import record
 from .access import etag
-from .compression import GZIP, GZIP_SUFFIX, gzip_etag, identity_tags, takes_gzip
+from .cached import served
+from .catalog_reads import HANDED_OVER, RANK_BY_NAME, SELECT_BY_NAME, ByName, answer_key, look_up
+from .compression import GZIP_SUFFIX, gzip_etag, identity_tags, takes_gzip
 from .conditions import none_match
 from .observability import REQUEST_ID_HEADER, finish, request_id_from
-from .query import NO_STORE, NOSNIFF, namespace_problem
-from .respond import output_for
+from .query import NO_STORE, NOSNIFF, query_refusal
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
-_BY_NAME = re.compile(r"/v1/clusters/([^/]+)/(rank|select)\Z")
-# The query parameters an answer by name depends on, in the order of its cache key.
-BY_NAME_PARAMETERS = (
-    "model",
-    "modelKind",
-    "namespace",
-    "inferenceService",
-    "acceleratorClassesKnown",  # as written: a value other than true or false is Flask's 400
-)
 Headers = list[tuple[str, str]]
 
 
-def by_name_question(endpoint: str, output: str, args: Mapping[str, str]) -> list:
-    """What an answer by name is about, for its cache key: every parameter it reads."""
-    return [endpoint, output, *(args.get(name) for name in BY_NAME_PARAMETERS)]
-
-
-@dataclass(frozen=True)
 class _Endpoint:
-    name: str  # rank | select
-    rule: str  # the view's route, the label of its metrics
-    vary: str  # Vary of its answers, as the view and the compression hook leave it
-    negotiated: bool  # whether Accept chooses the output (else JSON)
+    """An answer by name as this path sends it: its view's route (the label of its metrics)
+    and its ``Vary``, as the view and the compression hook leave it."""
+
+    def __init__(self, by_name: ByName, rule: str) -> None:
+        self.by_name = by_name
+        self.rule = rule
+        self.vary = ", ".join(name for name in (by_name.vary, "Accept-Encoding") if name)
+
+
+def _path_pattern(rule: str) -> str:
+    """A route's path as a pattern whose one group is its ``<cluster>``, as Flask's default
+    converter takes it (no slash)."""
+    before, variable, after = rule.partition("<cluster>")
+    if not variable or "<" in after:
+        raise ValueError(f"not a route of one cluster: {rule}")
+    return f"{re.escape(before)}([^/]+){re.escape(after)}"
 
 
 class PollAnswers:
@@ -77,20 +74,18 @@ class PollAnswers:
         self.app = app
         self.flask_app = app.wsgi_app
         rules = {rule.endpoint: rule.rule for rule in app.url_map.iter_rules()}
-        self.endpoints = {
-            "rank": _Endpoint(
-                "rank", rules["cluster_answers.rank_by_name"], "Accept, Accept-Encoding", True
-            ),
-            "select": _Endpoint(
-                "select", rules["cluster_answers.select_by_name"], "Accept-Encoding", False
-            ),
-        }
+        # Routed as Flask routes them: the views' own rules, one group each.
+        self.endpoints = [
+            _Endpoint(by_name, rules[by_name.view]) for by_name in (RANK_BY_NAME, SELECT_BY_NAME)
+        ]
+        self.paths = re.compile("|".join(_path_pattern(each.rule) for each in self.endpoints))
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") == "GET" and "HTTP_CACHE_CONTROL" not in environ:
-            asked = _BY_NAME.match(environ.get("PATH_INFO", ""))
-            if asked is not None and CLUSTER_NAME.match(asked[1]):
-                answered = self._answer(environ, asked[1], self.endpoints[asked[2]])
+            asked = self.paths.fullmatch(environ.get("PATH_INFO", ""))
+            if asked is not None and asked.lastindex is not None:
+                endpoint = self.endpoints[asked.lastindex - 1]
+                answered = self._answer(environ, asked[asked.lastindex], endpoint)
                 if answered is not None:
                     status, headers, body = answered
                     start_response(status, headers)
@@ -102,30 +97,25 @@ class PollAnswers:
     ) -> tuple[str, Headers, bytes] | None:
         seen = record.RequestRecord()
         asked = self.app.request_class(environ)
-        args = asked.args
-        if namespace_problem(args.getlist("namespace")) is not None:
-            return None
-        token = get_access(self.app).identify(asked.headers.get("Authorization"))
-        if token is None or not token.can_read(cluster):
-            return None
-        try:
-            info = get_store(self.app).get_info(cluster)
-        except StoreError:
-            return None
-        if info is None:
+        if query_refusal(asked.args) is not None:
+            return None  # refused by Flask's hook, before any view looks anything up
+        read = look_up(self.app, cluster, asked.headers.get("Authorization"))
+        environ[HANDED_OVER] = read  # if Flask answers, its view takes what was looked up
+        info = read.info
+        if read.decision.refusal is not None or info is None:
             return None
         conditions = asked.headers.get("If-None-Match")
         if conditions is not None and none_match(identity_tags(conditions), etag(info)):
             named_gzip = GZIP_SUFFIX + '"' in conditions
             answered = "304 NOT MODIFIED", [("ETag", _tag(info, named_gzip))], b""
         else:
-            found = self._held(info, endpoint, asked)
+            found = self._held(info, endpoint.by_name, asked)
             if found is None:
                 return None
             answered = found
             seen.cache_result = HIT
         status, headers, body = answered
-        seen.token_name = token.name
+        read.decision.granted(seen)
         seen.request_id = request_id_from(asked.headers.get(REQUEST_ID_HEADER))
         headers += [
             ("Vary", endpoint.vary),
@@ -145,26 +135,20 @@ class PollAnswers:
         return status, headers, body
 
     def _held(
-        self, info: ClusterInfo, endpoint: _Endpoint, asked: Request
+        self, info: ClusterInfo, by_name: ByName, asked: Request
     ) -> tuple[str, Headers, bytes] | None:
         """The answer as the view sends a cache hit, if this worker holds it decoded."""
-        output = output_for(asked.accept_mimetypes) if endpoint.negotiated else OUTPUT_JSON
         cache = get_ranking_cache(self.app)
-        question = by_name_question(endpoint.name, output, asked.args)
-        key = keys.catalog_key(cache.prefix, info.name, info.uid, info.generation, question)
-        found: Answer | None = cache.held(key)
+        question = by_name.question(by_name.output(asked.accept_mimetypes), asked.args)
+        found: Answer | None = cache.held(answer_key(cache.prefix, info, question))
         if found is None or found.status != 200:
             return None  # an error's code belongs in the log line: Flask's path sets it
         takes = takes_gzip(asked)
         if takes and found.gzipped is None and len(found.body) >= COMPRESS_MIN_BYTES:
             return None  # compressed on its way out, by Flask's path
         cache.count("hits")
-        packed = found.gzipped if takes else None
-        body = found.body if packed is None else packed
-        headers = [("Content-Type", found.content_type), ("Content-Length", str(len(body)))]
-        if packed is not None:
-            headers.append(("Content-Encoding", GZIP))
-        headers += [("X-Cache", HIT), ("ETag", _tag(info, packed is not None))]
+        body, headers = served(found, takes, HIT)
+        headers.append(("ETag", _tag(info, takes and found.gzipped is not None)))
         return "200 OK", headers, body
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from flask import Flask, Response, request
+from werkzeug.datastructures import MultiDict
 
 from app import errors
 from app.schemas.names import label_problem
@@ -16,18 +17,26 @@ from app.store import ClusterSettings
 
 
 def _check_query() -> None:
+    refusal = query_refusal(request.args)
+    if refusal is not None:
+        raise refusal
+
+
+def query_refusal(args: MultiDict[str, str]) -> errors.InvalidDocument | None:
     """rules §17: the request's ``namespace`` is a DNS-1123 label (empty: absent), and its
-    ``modelCacheProvider`` bounded as every string the rules read."""
-    problem = namespace_problem(request.args.getlist("namespace"))
+    ``modelCacheProvider`` bounded as every string the rules read; checked before any view runs
+    (and before a poll is answered in front of Flask, app/http/polls.py)."""
+    problem = _namespace_problem(args.getlist("namespace"))
     if problem is not None:
-        raise errors.InvalidDocument({"namespace": [problem]})
-    for provider in request.args.getlist("modelCacheProvider"):
+        return errors.InvalidDocument({"namespace": [problem]})
+    for provider in args.getlist("modelCacheProvider"):
         problem = length_problem(provider)
         if problem is not None:
-            raise errors.InvalidDocument({"modelCacheProvider": [problem]})
+            return errors.InvalidDocument({"modelCacheProvider": [problem]})
+    return None
 
 
-def namespace_problem(values: Iterable[str]) -> str | None:
+def _namespace_problem(values: Iterable[str]) -> str | None:
     """What is wrong with the first of a request's ``namespace`` values that is not a label."""
     for value in values:
         problem = label_problem(value) if value else None

@@ -53,6 +53,10 @@ class StoreError(Exception):
 
 
 class ClusterNotFound(StoreError):
+    """A write found no cluster to write. The HTTP layer answers it as the API's own
+    ``ClusterNotFound`` (app/errors.py), translated in one place (app/http/access.py,
+    ``store_errors``); reads say None instead."""
+
     def __init__(self, cluster: str) -> None:
         super().__init__(f"no cluster named {cluster!r}")
         self.cluster = cluster

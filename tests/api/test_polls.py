@@ -6,29 +6,24 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 from werkzeug.test import Client
 
 from app.cache import get_ranking_cache, keys
 from app.catalog import get_store
-from app.http.polls import by_name_question
 from app.rendering.payloads import Answer
-from tests.builders import isvc_doc, token_file
+from tests.http.builders import (
+    ADMIN,
+    RANK,
+    READER,
+    SEED_MODEL,
+    SEED_YAML,
+    SELECT,
+    YAML,
+    seeded_app,
+)
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
-SEED_MODEL = "llama-3-2-3b-instruct"
-ISVC = yaml.safe_dump(
-    isvc_doc("chat", namespace="llama-demo", model={"name": SEED_MODEL}), sort_keys=False
-).encode()
-YAML = {"Content-Type": "application/yaml"}
-READER = {"Authorization": "Bearer reader-secret"}
-ADMIN = {"Authorization": "Bearer admin-secret"}
-RANK = f"/v1/clusters/prod/rank?model={SEED_MODEL}&namespace=llama-demo"
-SELECT = f"/v1/clusters/prod/select?model={SEED_MODEL}&namespace=llama-demo"
 # The line fields that differ between any two requests.
 PER_REQUEST = ("ts", "durationMs")
 
@@ -62,19 +57,7 @@ class Polled:
 
 @pytest.fixture
 def polled(make_app, backend_settings, tmp_path) -> Polled:
-    tokens = token_file(
-        tmp_path / "tokens.yaml",
-        {"name": "admin", "secret": "admin-secret", "write": ["*"]},
-        {"name": "reader", "secret": "reader-secret", "read": ["prod"]},
-        {"name": "elsewhere", "secret": "elsewhere-secret", "read": ["staging"]},
-    )
-    app = make_app(**backend_settings, AUTH_MODE="token", TOKENS_FILE=tokens)
-    client = app.test_client()
-    assert client.put("/v1/clusters/prod", json={}, headers=ADMIN).status_code == 201
-    seed = SEED_YAML + b"\n---\n" + ISVC
-    written = client.put("/v1/clusters/prod/objects", data=seed, headers={**ADMIN, **YAML})
-    assert written.status_code == 200, written.get_data(as_text=True)
-    return Polled(app)
+    return Polled(seeded_app(make_app, tmp_path, **backend_settings))
 
 
 def _access_lines(captured: str) -> list[dict]:
@@ -246,7 +229,7 @@ def test_a_refused_namespace_is_refused_whatever_the_worker_holds(polled):
     held = polled.client.get(RANK, headers=READER)
     cache = get_ranking_cache(polled.app)
     info = get_store(polled.app).get_info("prod")
-    question = by_name_question("rank", "json", {"model": SEED_MODEL, "namespace": "Bad_Name"})
+    question = keys.by_name_question("rank", "json", {"model": SEED_MODEL, "namespace": "Bad_Name"})
     key = keys.catalog_key(cache.prefix, "prod", info.uid, info.generation, question)
     cache.hot.put_many({key: Answer(200, "application/json", held.get_data())})
     before = polled.to_flask
