@@ -113,6 +113,21 @@ def isvc_doc(name: str = "svc", *, namespace: str | None = "demo", annotations=N
     return {"apiVersion": API, "kind": "InferenceService", "metadata": metadata, "spec": spec}
 
 
+_KEEP: Any = object()
+
+
+def retyped(document: dict, *, api_version: Any = _KEEP, kind: Any = _KEEP) -> dict:
+    """``document`` with another ``apiVersion`` or ``kind`` (None: without one), the rest kept
+    in place."""
+    changed = dict(document)
+    for key, value in (("apiVersion", api_version), ("kind", kind)):
+        if value is None:
+            changed.pop(key, None)
+        elif value is not _KEEP:
+            changed[key] = value
+    return changed
+
+
 def rank_body(model: dict | None = None, *runtimes: dict, **extra: Any) -> dict:
     body = {"model": model or model_doc(), "runtimes": list(runtimes)}
     body.update(extra)

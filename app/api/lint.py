@@ -31,7 +31,13 @@ from app.rendering.selections_body import ignored_body
 from app.schemas import crd
 from app.schemas.catalog_answers import LintSchema
 from app.selection.admission import Admission, Finding, Refusal, admit, planned_admission_rankings
-from app.selection.values import ACCELERATOR_CLASS, CatalogView, ObjectKey, classes_known
+from app.selection.values import (
+    ACCELERATOR_CLASS,
+    CatalogView,
+    ObjectKey,
+    Runtime,
+    classes_known,
+)
 from app.store import ClusterInfo
 
 bp = Blueprint("lint", __name__)
@@ -40,8 +46,11 @@ bp.before_request(stateless_access)
 
 def _lint(view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey]) -> Admission:
     full_runners = frozenset(stream.full_runners)
-    planned = planned_admission_rankings(view, checked=checked, full_runners=full_runners)
-    check_rankings((planned, len(view.runtimes)))
+    planned = planned_admission_rankings(
+        view, checked=checked, full_runners=full_runners, apart=stream.apart
+    )
+    apart_runtimes = sum(isinstance(document, Runtime) for document in stream.apart)
+    check_rankings((planned, len(view.runtimes) + apart_runtimes))
     invalid = [finding for finding in stream.invalid if _key(finding) not in stream.refused]
     return admit(
         view,
@@ -52,6 +61,7 @@ def _lint(view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey]
         refused_by_schema={key: _refusals(found) for key, found in stream.refused.items()},
         accelerator_classes=_classes(view, stream),
         class_manifests=stream.classes,
+        apart=stream.apart,
     )
 
 
@@ -68,7 +78,7 @@ def _classes(view: CatalogView, stream: ObjectStream) -> frozenset[str] | None:
 
 
 def _key(finding: Finding) -> ObjectKey:
-    return (finding.kind, finding.namespace or "", finding.name)
+    return (finding.kind or "", finding.namespace or "", finding.name)
 
 
 def _refusals(found: tuple[crd.Refusal, ...]) -> list[Refusal]:

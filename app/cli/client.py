@@ -51,7 +51,7 @@ class Sent:
         name, number = found.group("name"), _path_index(found)
         if name in ("model", "inferenceService"):
             kinds = MODEL_KINDS if name == "model" else (ISVC_KIND,)
-            items, index = [m for m in self.manifests if m.kind in kinds][-1:], 0
+            items, index = self._read_of(kinds)[-1:], 0
         elif number is None:
             return None
         elif name == "document":  # numbered from 1, as the catalog writes name them
@@ -59,11 +59,17 @@ class Sent:
         elif name == "array item":
             items, index = self.manifests, int(number)
         elif name == "runtimes":
-            items = [m for m in self.manifests if m.kind in RUNTIME_KINDS]
-            index = int(number)
+            items, index = self._read_of(RUNTIME_KINDS), int(number)
         else:
             items, index = self.lists.get(name, []), int(number)
         return items[index].origin if 0 <= index < len(items) else None
+
+    def _read_of(self, kinds: tuple[str, ...]) -> list[Manifest]:
+        """The manifests of ``kinds`` the service reads, in order: not those kubectl would not
+        map (rules §18), which it lists under ``ignored``."""
+        from app.reading.manifests import unread_refusal  # not at import: see stored_forms
+
+        return [m for m in self.manifests if m.kind in kinds and unread_refusal(m.body) is None]
 
     def origin_of(self, kind: str | None, namespace: str | None, name: str | None) -> str | None:
         """Where the object the answer names starts: the last one of that identity (the one

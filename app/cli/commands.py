@@ -25,6 +25,7 @@ from .options import (
 from .output import NOT_SELECTED, Failure
 from .picking import choose
 from .placement_report import check_pins, expect_class_option, placement_lines
+from .sources import Manifest
 from .transport import Reply
 
 # OME's answers that no runtime will serve the model (rules §7, §15, §17): exit 1, not 2.
@@ -88,8 +89,10 @@ def build_call(endpoint: str, api: Api, options: dict[str, Any]) -> Call:
         if cluster is None:
             raise Failure("give the manifests with -f FILE|DIR|- (or a --cluster to ask)")
         return _by_name(endpoint, cluster, options)
+    manifests = load(options["filenames"], options["recursive"])
+    _say_unread(manifests)
     question = choose(
-        load(options["filenames"], options["recursive"]),
+        manifests,
         model=options["model"],
         namespace=options["namespace"],
         inference_service=options["inference_service"],
@@ -99,6 +102,18 @@ def build_call(endpoint: str, api: Api, options: dict[str, Any]) -> Call:
         params.append(("model", question.stored_model))
     sent = Sent(question.manifests)
     return Call("POST", endpoint_path(endpoint, cluster), params, sent, sent.body())
+
+
+def _say_unread(manifests: list[Manifest]) -> None:
+    """Each object the service will not read because kubectl would not map it (rules §18),
+    on stderr: the answer lists it under ``ignored``, which a table does not show."""
+    # Here, not at import: ``ome-ranker --version`` and ``--help`` need none of it.
+    from app.reading.manifests import unread_refusal
+
+    for manifest in manifests:
+        refusal = unread_refusal(manifest.body)
+        if refusal is not None:
+            output.warn(f"not read: {manifest.origin}: {manifest.describe()}: {refusal}")
 
 
 def _by_name(endpoint: str, cluster: str, options: dict[str, Any]) -> Call:

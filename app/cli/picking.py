@@ -53,8 +53,12 @@ def choose(
     inference_service: str | None = None,
     cluster: str | None = None,
 ) -> Question:
-    models = [m for m in manifests if m.kind in MODEL_KINDS]
-    services = [m for m in manifests if m.kind == ISVC_KIND]
+    # Here, not at import: ``ome-ranker --version`` and ``--help`` need none of it.
+    from app.reading.manifests import unread_refusal
+
+    unread = {id(m) for m in manifests if unread_refusal(m.body) is not None}  # rules §18
+    models = [m for m in manifests if m.kind in MODEL_KINDS and id(m) not in unread]
+    services = [m for m in manifests if m.kind == ISVC_KIND and id(m) not in unread]
     stored_model = None
     if inference_service is not None:
         chosen_services = _pick_service(services, inference_service, namespace)
@@ -97,7 +101,9 @@ def choose(
     sent = [
         manifest
         for manifest in manifests
-        if manifest.kind not in (*MODEL_KINDS, ISVC_KIND) or manifest.identity in keep
+        if manifest.kind not in (*MODEL_KINDS, ISVC_KIND)
+        or id(manifest) in unread  # for the answer's ``ignored``
+        or manifest.identity in keep
     ]
     return Question(sent, stored_model)
 

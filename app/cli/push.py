@@ -99,7 +99,8 @@ def _summary(answer: dict[str, Any], sent: Sent) -> None:
             f"{answer['generation']}",
             *(f"  {kind}: {count}" for kind, count in counts.items()),
             *(
-                f"ignored: {_origin(sent, item)}{item['kind']} {item['name'] or ''}: "
+                f"ignored: {_origin(sent, item)}{item['kind'] or '<no kind>'} "
+                f"{item['name'] or ''}: "
                 f"{item['reason']}"
                 for item in answer.get("ignored") or []
             ),

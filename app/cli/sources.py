@@ -62,8 +62,11 @@ class Manifest:
     origin: str  # "file:line"
 
     @property
-    def kind(self) -> str:
-        return self.body["kind"]
+    def kind(self) -> str | None:
+        """None for an object without one (or not a string), which is still sent: the service
+        reports it in kubectl's words (rules §18)."""
+        kind = self.body.get("kind")
+        return kind if isinstance(kind, str) and kind else None
 
     @property
     def name(self) -> str | None:
@@ -74,14 +77,14 @@ class Manifest:
         return _metadata_text(self.body, "namespace")
 
     @property
-    def identity(self) -> tuple[str, str, str]:
+    def identity(self) -> tuple[str | None, str, str]:
         """Kind, namespace and name, as the cluster keys the object."""
         return (self.kind, self.namespace or "", self.name or "")
 
     def describe(self) -> str:
         """``Kind namespace/name`` (``Kind name`` without a namespace)."""
         where = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind} {where}{self.name or '<unnamed>'}"
+        return f"{self.kind or '<no kind>'} {where}{self.name or '<unnamed>'}"
 
 
 def _metadata_text(body: dict, key: str) -> str | None:
@@ -254,10 +257,7 @@ def _objects(value: Any, node: Node | None, line: int) -> Iterator[tuple[dict, i
     if not isinstance(value, dict):
         shape = "a sequence" if isinstance(value, list) else "a scalar"
         raise _NotAnObject(line, f"the document is {shape}, not a Kubernetes object")
-    kind = value.get("kind")
-    if not isinstance(kind, str):
-        raise _NotAnObject(line, f"the object has {'no' if kind is None else 'a non-string'} kind")
-    if kind != LIST_KIND:
+    if value.get("kind") != LIST_KIND:  # without a kind too: the service says what kubectl would
         yield value, line
         return
     if value.get("apiVersion", "v1") != "v1":

@@ -73,6 +73,7 @@ def check_answer(rows: int, text_bytes: int) -> None:
 def check_body_runtimes(stream: ObjectStream) -> None:
     """rules §15's bound on a body's runtimes, on every endpoint as on ``/v1/rank`` (413)."""
     count = sum(1 for item in stream.objects if isinstance(item.document, Runtime))
+    count += sum(1 for document in stream.apart if isinstance(document, Runtime))
     limit = current_app.config[MAX_RUNTIMES[0]]
     if count > limit:
         raise errors.PayloadTooLarge(

@@ -2,7 +2,9 @@
 or array of objects, ``kind: List`` flattened; turned into the request selection reads.
 
 Pure functions over decoded documents, no Flask. What a stream holds besides the five kinds
-selection reads (a Namespace, a Kustomization …) is skipped and reported; a model or an
+selection reads (a Namespace, a Kustomization …), and what kubectl would not map (an object
+without a kind, a kind or version of ``ome.io`` that OME does not serve: ``kinds``), is skipped
+and reported; a model or an
 InferenceService that appears more than once is taken as ``kubectl apply`` leaves it (the last
 one), with the count for the warning.
 """
@@ -18,6 +20,7 @@ from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from app.selection.values import OtherObject, RepeatedObject
 
 from .decoding import clip
+from .kinds import NO_KIND_MATCH, Unmapped, unmapped
 from .yaml_loader import load_documents
 
 LIST_KIND = "List"
@@ -108,24 +111,57 @@ def _last_of_each(found: list[tuple[str, dict]]) -> tuple[list[dict], list[Repea
     return list(latest.values()), repeated
 
 
+def _other(obj: dict, refusal: str | None = None) -> OtherObject:
+    kind = obj.get("kind")
+    return OtherObject(
+        kind if isinstance(kind, str) and kind else None,
+        _metadata_text(obj, "name"),
+        _metadata_text(obj, "namespace"),
+        refusal,
+    )
+
+
+def unread_refusal(obj: dict) -> str | None:
+    """kubectl's words for an object that is not read because kubectl would not map it (rules
+    §18): no kind, or of ``ome.io`` with a kind or version OME does not serve. None for one it
+    maps, or that is read by its kind all the same (rules §1: ``apiVersion`` may be absent)."""
+    found = unmapped(obj)
+    if found is not None and (found.code == NO_KIND_MATCH or not found.kind_readable):
+        return found.message
+    return None
+
+
+def _ignored(obj: dict) -> OtherObject | None:
+    """What ``ignored`` says of an object the rules do not read, or None for one of a kind
+    they read: one kubectl would not map, in its words, and one of any other kind."""
+    refusal = unread_refusal(obj)
+    if refusal is not None:
+        return _other(obj, refusal)
+    if obj["kind"] not in READ_KINDS:
+        return _other(obj)
+    return None
+
+
 def _sort_by_kind(objects: list[tuple[str, dict]]) -> _Sorted:
     found = _Sorted()
     for label, obj in objects:
-        kind = obj.get("kind")
-        if not isinstance(kind, str):  # first: an unhashable kind must not reach `in`
-            raise MalformedRequest(f"{label} has {'no' if kind is None else 'a non-string'} kind")
+        other = _ignored(obj)
+        if other is not None:
+            found.others.append(other)
+            continue
+        kind = obj["kind"]
         if kind in MODEL_KINDS:
             found.models.append((label, obj))
         elif kind in RUNTIME_KINDS:
             found.runtimes.append(obj)
         elif kind == ISVC_KIND:
             found.services.append((label, obj))
-        elif kind == ACCELERATOR_CLASS_KIND:
-            found.classes.append(obj)
         else:
-            name, namespace = _metadata_text(obj, "name"), _metadata_text(obj, "namespace")
-            found.others.append(OtherObject(kind, name, namespace))
+            found.classes.append(obj)
     return found
+
+
+READ_KINDS = frozenset((*MODEL_KINDS, *RUNTIME_KINDS, ISVC_KIND, ACCELERATOR_CLASS_KIND))
 
 
 def collect(documents: list, what: str = "document", first: int = 1) -> list[tuple[str, dict]]:
@@ -141,22 +177,31 @@ def collect(documents: list, what: str = "document", first: int = 1) -> list[tup
     return objects
 
 
-READ_KINDS = frozenset((*MODEL_KINDS, *RUNTIME_KINDS, ISVC_KIND, ACCELERATOR_CLASS_KIND))
-
-
 def split_objects(
-    objects: list[tuple[str, dict]],
-) -> tuple[list[tuple[str, dict]], list[OtherObject]]:
-    """The objects of the kinds the rules read (AcceleratorClass included), in stream order,
-    and the others."""
-    _sort_by_kind(objects)  # refuses kinds that are missing or not strings
-    read = [(label, obj) for label, obj in objects if obj["kind"] in READ_KINDS]
-    others = [
-        OtherObject(obj["kind"], _metadata_text(obj, "name"), _metadata_text(obj, "namespace"))
-        for _, obj in objects
-        if obj["kind"] not in READ_KINDS
-    ]
-    return read, others
+    objects: list[tuple[str, dict]], *, strict: bool = False
+) -> tuple[list[tuple[str, dict]], list[OtherObject], list[tuple[str, dict, Unmapped]]]:
+    """The objects of the kinds the rules read (AcceleratorClass included), in stream order;
+    the others, as ``ignored`` lists them; and, ``strict`` (lint), the objects kubectl would
+    not map with its refusal, in place of the first two: of those, the ones whose kind the
+    rules read but whose ``apiVersion`` is not set right are read too, to be judged apart
+    (rules §18 "One error per object")."""
+    read: list[tuple[str, dict]] = []
+    others: list[OtherObject] = []
+    refused: list[tuple[str, dict, Unmapped]] = []
+    for label, obj in objects:
+        found = unmapped(obj) if strict else None
+        if found is not None:
+            if found.kind_readable and obj["kind"] in READ_KINDS:
+                read.append((label, obj))
+            else:
+                refused.append((label, obj, found))
+            continue
+        other = _ignored(obj)
+        if other is None:
+            read.append((label, obj))
+        else:
+            others.append(other)
+    return read, others, refused
 
 
 def read_stream(

@@ -1,14 +1,18 @@
 """A stream of any number of OME objects (rules §15's reading, §17-§19): validated one by one,
-the last of each kind, namespace and name kept, other kinds reported."""
+the last of each kind, namespace and name kept, other kinds reported, and what kubectl would not
+map (rules §18) reported in its words: ignored, or, read strictly (lint), refused."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from app import errors
 from app.schemas import crd
 from app.schemas.accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_identity_schema
+from app.schemas.document_schemas import API_VERSION
+from app.schemas.names import subdomain_problem
 from app.schemas.objects import CLUSTER_SCOPED, DEFAULT_NAMESPACE, load_object
 from app.schemas.requests import load_document
 from app.selection.admission import ERROR, Finding
@@ -29,6 +33,7 @@ from app.store import StoredObject
 
 from . import manifests
 from .decoding import decode_body
+from .kinds import Unmapped, unmapped
 
 Document = Runtime | Model | InferenceService | AcceleratorClass
 
@@ -48,6 +53,10 @@ class ObjectStream:
     # Read strictly: the AcceleratorClasses the API server can create under their name (the
     # last of each, whatever else it refuses of them), by name (rules §20.7, §20.8).
     classes: dict[str, dict] = field(default_factory=dict)
+    # Read strictly: the objects kubectl or the API server refuses whatever is fixed first (an
+    # apiVersion not set right, a name no fix keeps), read as they would be once it is; judged
+    # after their error, and no other object against them (rules §18).
+    apart: list[Document] = field(default_factory=list)
 
     def documents(self) -> list[Document]:
         """The valid objects' documents, in order."""
@@ -83,8 +92,8 @@ def objects_in(
 ) -> ObjectStream:
     """The objects of decoded documents, labelled ``<what> <n>`` from ``first``."""
     found = manifests.collect(documents, what, first)
-    read, others = manifests.split_objects(found)
-    return objects_of(read, others, limit, strict=strict)
+    read, others, unmapped_objects = manifests.split_objects(found, strict=strict)
+    return objects_of(read, others, limit, strict=strict, unmapped_objects=unmapped_objects)
 
 
 def manifest_key(manifest: dict) -> ObjectKey:
@@ -108,6 +117,7 @@ def objects_of(
     limit: int | None = None,
     *,
     strict: bool = False,
+    unmapped_objects: list[tuple[str, dict, Unmapped]] | None = None,
 ) -> ObjectStream:
     if limit is not None and len(read) > limit:
         raise errors.LimitExceeded(
@@ -118,25 +128,44 @@ def objects_of(
             requested=len(read),
         )
     stream = ObjectStream(others=others)
+    stream.invalid.extend(
+        _unmapped(manifest, found) for _, manifest, found in unmapped_objects or ()
+    )
     kept: dict[tuple, StoredObject] = {}
+    apart: dict[ObjectKey, Document] = {}
     counts: dict[tuple, int] = {}
     for label, manifest in checked(read, every=8):
+        found = None
         if strict:
             checkpoint()
+            found = unmapped(manifest)  # its kind is read: only its apiVersion is wrong
             key = manifest_key(manifest)
             stream.manifests[key] = manifest
             refusals = crd.refusals(manifest)
+            if found is not None:  # kubectl's, before the API server's
+                refusals = (crd.Refusal(found.code, found.field, found.message), *refusals)
             if refusals:
                 stream.refused[key] = refusals
             else:
                 stream.refused.pop(key, None)  # the last one applied is the one judged
         problems: dict[str, list[str]] = {}
         if strict and manifest["kind"] == ACCELERATOR_CLASS_KIND:
-            # Lint judges a class as the API server does (its CRD's refusals above), by name.
-            if _read_class(stream, label, manifest, problems):
+            # Lint judges a class as the API server does (its CRD's refusals above), by name;
+            # one kubectl refuses is not part of the cluster.
+            if found is None and _read_class(stream, label, manifest, problems):
                 key = manifest_key(manifest)
                 counts[key] = counts.get(key, 0) + 1
             continue
+        if found is not None or (strict and _name_refused(manifest)):
+            document = _judged_apart(manifest, label)
+            if document is not None:
+                key = manifest_key(manifest)
+                kept.pop(key, None)
+                apart[key] = document  # the last one wins
+                _note_full_runner(stream, document, manifest)
+                continue
+            if found is not None:  # its error is kubectl's; what else it has, after that
+                continue
         loaded = load_object(manifest, label, problems)
         if loaded is None:
             _refuse(stream, label, manifest, problems)
@@ -145,14 +174,49 @@ def objects_of(
         item = StoredObject(manifest["kind"], document.namespace, document.name, stored, document)
         kept.pop(item.key, None)  # the last one wins, in its own place
         kept[item.key] = item
+        apart.pop(item.key, None)
         counts[item.key] = counts.get(item.key, 0) + 1
-        if isinstance(document, InferenceService) and has_full_runner(manifest):
-            stream.full_runners.add((document.namespace, document.name))
+        _note_full_runner(stream, document, manifest)
     stream.objects = list(kept.values())
+    stream.apart = list(apart.values())
     stream.warnings = repeat_warnings(
         [RepeatedObject(kind, name, n) for (kind, _, name), n in counts.items() if n > 1]
     )
     return stream
+
+
+def _note_full_runner(stream: ObjectStream, document: Document, manifest: dict) -> None:
+    if isinstance(document, InferenceService) and has_full_runner(manifest):
+        stream.full_runners.add((document.namespace, document.name))
+
+
+# A name the API server takes, for reading an object whose own name it refuses.
+_STAND_IN_NAME = "name"
+
+
+def _name_refused(manifest: dict) -> bool:
+    """The API server refuses the object's name (rules §17), a string that is set."""
+    metadata = manifest.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    return isinstance(name, str) and name != "" and subdomain_problem(name) is not None
+
+
+def _judged_apart(manifest: dict, label: str) -> Document | None:
+    """The document of an object the API server refuses whatever is fixed first, read as it
+    would be once its ``apiVersion`` is OME's and its name one the API server takes, with its
+    own name: its further refusals follow its error (rules §18 "One error per object"), but no
+    other object is judged against it. None when it does not read even so."""
+    metadata = manifest.get("metadata")
+    metadata = dict(metadata) if isinstance(metadata, dict) else {}
+    name = metadata.get("name")
+    fixed = {**manifest, "apiVersion": API_VERSION, "metadata": metadata}
+    if _name_refused(manifest):
+        metadata["name"] = _STAND_IN_NAME
+    loaded = load_object(fixed, label, {})
+    if loaded is None:
+        return None
+    document = loaded[1]
+    return dataclasses.replace(document, name=name) if isinstance(name, str) else document
 
 
 def _read_class(
@@ -212,4 +276,21 @@ def _invalid(label: str, manifest: dict, problems: dict[str, list[str]]) -> Find
         fields[0] if fields else None,
         "Invalid",
         f'The {kind} "{name}" is invalid: {detail}',
+    )
+
+
+def _unmapped(manifest: dict, found: Unmapped) -> Finding:
+    """kubectl's refusal of an object it does not map (rules §18): not part of the cluster."""
+    kind = manifest.get("kind")
+    metadata = manifest.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    return Finding(
+        ERROR,
+        kind if isinstance(kind, str) and kind else None,
+        namespace if isinstance(namespace, str) and namespace else None,
+        name if isinstance(name, str) else "",
+        found.field,
+        found.code,
+        found.message,
     )

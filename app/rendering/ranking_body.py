@@ -7,7 +7,7 @@ from typing import Any
 
 from app.selection.advice import NO_ADVICE, RowAdvice, WayOut, exclusion_summary, way_outs
 from app.selection.prediction import Prediction
-from app.selection.ranking import Ranking, RuntimeRow
+from app.selection.ranking import IgnoredObject, Ranking, RuntimeRow
 
 from .encode import text_table
 from .placement_body import placement_body
@@ -89,30 +89,37 @@ def ranking_body(prediction: Prediction) -> dict[str, Any]:
                 ranking.rows, prediction.advice or _no_advice(ranking), outs, strict=True
             )
         ],
-        "ignored": [
-            {
-                "kind": item.kind,
-                "name": item.name,
-                "scope": item.scope,
-                "namespace": item.namespace,
-                "reason": item.reason,
-            }
-            for item in ranking.ignored
-        ],
+        "ignored": [_ignored(item) for item in ranking.ignored],
         "warnings": list(ranking.warnings),
         "notes": list(ranking.notes),
         "placement": placement_body(prediction.placement),  # rules §20.8
     }
 
 
-def select_body(prediction: Prediction) -> dict[str, Any]:
-    ranking = prediction.ranking
+def _ignored(item: IgnoredObject) -> dict[str, Any]:
     return {
+        "kind": item.kind,
+        "name": item.name,
+        "scope": item.scope,
+        "namespace": item.namespace,
+        "reason": item.reason,
+    }
+
+
+def select_body(prediction: Prediction) -> dict[str, Any]:
+    """The selection; and ``ignored`` when the request held objects kubectl would not map
+    (rules §18: never dropped silently), only those."""
+    ranking = prediction.ranking
+    body: dict[str, Any] = {
         "selected": selected_body(ranking),
         "message": ranking.message,
         "warnings": list(ranking.warnings),
         "placement": placement_body(prediction.placement),  # rules §20.8
     }
+    unmapped = [_ignored(item) for item in ranking.ignored if item.unmapped]
+    if unmapped:
+        body["ignored"] = unmapped
+    return body
 
 
 def excluded_reasons(ranking: Ranking) -> dict[str, str]:

@@ -67,13 +67,16 @@ def message_bytes(rows: Iterable[SelectionRow]) -> int:
 
 
 def ignored_body(others: Iterable[OtherObject]) -> list[dict[str, Any]]:
-    """rules §15: the objects of kinds no rule reads, skipped and reported."""
+    """rules §15, §18: the objects of kinds no rule reads, and those kubectl would not map,
+    skipped and reported."""
     return [
         {
             "kind": other.kind,
             "name": other.name,
             "namespace": other.namespace,
-            "reason": f"{other.kind} is not read by runtime selection",
+            "reason": other.reason,
         }
-        for other in sorted(others, key=lambda o: (o.namespace or "", o.name or "", o.kind))
+        for other in sorted(
+            others, key=lambda o: (o.namespace or "", o.name or "", o.kind or "", o.reason)
+        )
     ]

@@ -91,13 +91,19 @@ class ClusterListSchema(Schema):
 
 
 class OtherObjectSchema(Schema):
-    """An object of a kind no rule reads: skipped, and reported."""
+    """An object of a kind no rule reads, or that kubectl would not map: skipped, and
+    reported."""
 
-    kind = fields.String(required=True)
+    kind = fields.String(required=True, allow_none=True, metadata=_doc("Null: it has none."))
     name = fields.String(required=True, allow_none=True)
     namespace = fields.String(required=True, allow_none=True)
     reason = fields.String(
-        required=True, metadata=_doc("`<Kind> is not read by runtime selection`")
+        required=True,
+        metadata=_doc(
+            "`<Kind> is not read by runtime selection`; or kubectl's words for an object it "
+            'would not map: `kind not set`, `no matches for kind "<kind>" in version '
+            '"ome.io/<version>"`'
+        ),
     )
 
 
@@ -105,7 +111,9 @@ def _ignored() -> fields.List:
     return fields.List(
         fields.Nested(OtherObjectSchema),
         required=True,
-        metadata=_doc("Objects of other kinds, by namespace, name, kind."),
+        metadata=_doc(
+            "Objects of other kinds, and those kubectl would not map, by namespace, name, kind."
+        ),
     )
 
 
@@ -198,7 +206,9 @@ class SelectionsSchema(Schema):
 
 class FindingSchema(Schema):
     severity = fields.String(required=True, validate=validate.OneOf((ERROR, WARNING, INFO)))
-    kind = fields.String(required=True, allow_none=True)
+    kind = fields.String(
+        required=True, allow_none=True, metadata=_doc("Null: an object without one.")
+    )
     namespace = fields.String(required=True, allow_none=True)
     name = fields.String(required=True, allow_none=True)
     field = fields.String(

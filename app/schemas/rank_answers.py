@@ -226,9 +226,10 @@ class RuntimeRowSchema(Schema):
 
 
 class IgnoredRuntimeSchema(Schema):
-    """A ServingRuntime of another namespace, or an object of a kind selection does not read."""
+    """A ServingRuntime of another namespace, or an object of a kind selection does not read or
+    that kubectl would not map."""
 
-    kind = fields.String(required=True)
+    kind = fields.String(required=True, allow_none=True, metadata=_doc("Null: it has none."))
     name = fields.String(required=True, allow_none=True)
     scope = fields.String(
         required=True,
@@ -265,8 +266,10 @@ class RankResponseSchema(Schema):
         fields.Nested(IgnoredRuntimeSchema),
         required=True,
         metadata=_doc(
-            "ServingRuntimes of another namespace, and objects of other kinds in a manifest "
-            "stream (`<Kind> is not read by runtime selection`), by namespace, name, kind."
+            "ServingRuntimes of another namespace, objects of other kinds in a manifest "
+            "stream (`<Kind> is not read by runtime selection`), and objects kubectl would not "
+            "map, with its words (`kind not set`, `no matches for kind …`), by namespace, name, "
+            "kind."
         ),
     )
     warnings = fields.List(fields.String(), required=True)
@@ -281,6 +284,14 @@ class SelectResponseSchema(Schema):
     message = fields.String(required=True)
     warnings = fields.List(fields.String(), required=True)
     placement = placement_field()
+    ignored = fields.List(
+        fields.Nested(IgnoredRuntimeSchema),
+        metadata=_doc(
+            "Only when the manifest stream held objects kubectl would not map (no `kind`, or "
+            "of `ome.io` with a kind or version OME does not serve): those, as `/v1/rank` "
+            "lists them under `ignored`."
+        ),
+    )
 
 
 class ErrorDetailSchema(Schema):

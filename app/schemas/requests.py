@@ -220,7 +220,9 @@ def load_rank_request(
             f"but the request's model is {model.name!r}."
         ]
         raise InvalidDocument(errors)
-    ordered_others = tuple(sorted(others, key=lambda o: (o.namespace or "", o.name or "", o.kind)))
+    ordered_others = tuple(
+        sorted(others, key=lambda o: (o.namespace or "", o.name or "", o.kind or "", o.reason))
+    )
     return RankRequest(
         model,
         tuple(loaded),

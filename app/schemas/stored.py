@@ -161,7 +161,9 @@ def stored_form(manifest: dict) -> dict:
     """The manifest as a catalog keeps it: what is read, and nothing else. A manifest of a
     kind no catalog holds keeps only ``apiVersion``, ``kind`` and its metadata."""
     kind: Any = manifest.get("kind")  # any JSON value; not a kind here: the default shape
-    shape = SHAPES.get(kind, {"apiVersion": KEEP, "kind": KEEP, "metadata": METADATA})
+    shape = SHAPES.get(kind) if isinstance(kind, str) else None
+    if shape is None:
+        shape = {"apiVersion": KEEP, "kind": KEEP, "metadata": METADATA}
     kept = _kept(manifest, shape)
     metadata = kept.get("metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("annotations"), dict):

@@ -367,16 +367,23 @@ def test_yaml_malformed_lists(document, fragments):
 
 
 @pytest.mark.parametrize(
-    ("document", "fragment"),
+    ("document", "reason"),
     [
-        ("metadata: {name: x}\n", "document 2 has no kind"),
-        ("kind: [ServingRuntime]\n", "document 2 has a non-string kind"),
-        ("kind: {a: 1}\n", "document 2 has a non-string kind"),
-        ("kind: 7\n", "document 2 has a non-string kind"),
+        ("apiVersion: v1\nmetadata: {name: x}\n", "kind not set"),
+        ("apiVersion: v1\nkind: ''\nmetadata: {name: x}\n", "kind not set"),
+        ("metadata: {name: x}\n", "[apiVersion not set, kind not set]"),
+        ("apiVersion: v1\nkind: [ServingRuntime]\nmetadata: {name: x}\n", "kind isn't string type"),
+        ("apiVersion: v1\nkind: {a: 1}\nmetadata: {name: x}\n", "kind isn't string type"),
+        (
+            "apiVersion: 7\nkind: 7\nmetadata: {name: x}\n",
+            "[apiVersion isn't string type, kind isn't string type]",
+        ),
     ],
 )
-def test_yaml_kinds_must_be_known_strings(document, fragment):
-    malformed(decode_yaml_body, stream(MODEL, document), fragment)
+def test_yaml_objects_without_a_string_kind_are_skipped_in_kubectls_words(document, reason):
+    read = read_yaml_stream(stream(MODEL, document, runtime("a")))
+    assert [doc["metadata"]["name"] for doc in read.request["runtimes"]] == ["a"]
+    assert [(o.kind, o.name, o.reason) for o in read.others] == [(None, "x", reason)]
 
 
 def test_yaml_other_kinds_are_skipped_and_reported():

@@ -57,6 +57,15 @@ def test_json_keeps_the_last_of_a_repeated_key_as_the_api_does():
     assert manifest.kind == "Y"
 
 
+def test_an_object_without_a_kind_is_read_for_the_service_to_report():
+    raw = b"kind: X\n---\nmetadata: {name: a}\n---\nkind: [Y]\nmetadata: {name: b}\n"
+    assert origins(parse(raw, "f.yaml")) == [
+        ("X", None, "f.yaml:1"),
+        (None, "a", "f.yaml:3"),
+        (None, "b", "f.yaml:5"),
+    ]
+
+
 def test_null_documents_and_empty_lists_are_skipped():
     raw = b"---\n---\nkind: List\napiVersion: v1\nitems: []\n---\nkind: X\n"
     assert origins(parse(raw, "f.yaml")) == [("X", None, "f.yaml:7")]
@@ -66,7 +75,6 @@ def test_null_documents_and_empty_lists_are_skipped():
     ("raw", "message"),
     [
         (b"kind: X\n---\n- a\n- b\n", "f.yaml:3: the document is a sequence, not a Kubernetes"),
-        (b"kind: X\n---\nmetadata: {}\n", "f.yaml:3: the object has no kind"),
         (b"apiVersion: v2\nkind: List\nitems: []\n", "f.yaml:1: a List must have apiVersion v1"),
         (b"kind: List\nitems:\n  - kind: X\n  - 3\n", "f.yaml:4: the document is a scalar"),
         (b"a: 1\n  b: 2\n", "f.yaml:2: not valid YAML: mapping values are not allowed"),

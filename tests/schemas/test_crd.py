@@ -45,6 +45,24 @@ def test_a_typo_in_a_field_name_is_an_unknown_field():
     ]
 
 
+def test_a_name_that_is_no_rfc_1123_subdomain_is_the_validations_first_error():
+    manifest = runtime_doc("Invalid-Name", {"name": "x", "priority": 0})
+    [(code, field, message)] = messages(manifest)
+    assert (code, field) == ("Invalid", "metadata.name")
+    assert message.startswith(
+        'The ClusterServingRuntime "Invalid-Name" is invalid: [metadata.name: Invalid value: '
+        '"Invalid-Name": a lowercase RFC 1123 subdomain must consist of '
+    )
+    assert message.endswith(
+        ", spec.supportedModelFormats[0].priority: Invalid value: 0: "
+        "spec.supportedModelFormats[0].priority in body should be greater than or equal to 1, "
+        "spec.supportedModelFormats[0].modelFormat: Required value, "
+        "spec.supportedModelFormats[0].modelFramework: Required value]"
+    )
+    # an empty name is a missing one, which the schema does not refuse here
+    assert messages(runtime_doc("", entry(priority=1))) == []
+
+
 def test_every_unknown_field_is_named_in_document_order():
     manifest = runtime(bogus=1)
     manifest["metadata"]["lables"] = {"a": "b"}

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from jsonschema import ValidationError
 
+from app.schemas.names import subdomain_problem
 from app.selection.values import checkpoint, go_quote
 
 from .schemas import PLURALS, kind_schema
@@ -37,7 +38,8 @@ class Refusal:
 
 def refusals(manifest: dict[str, Any]) -> tuple[Refusal, ...]:
     """The API server's refusals of a create of ``manifest`` (one of ``KINDS``), in the order
-    fixing them reveals them: its unknown fields, then its schema's errors. Empty: accepted."""
+    fixing them reveals them: its unknown fields, then its validation's errors, the object's
+    name first (the API server validates the metadata before the schema). Empty: accepted."""
     kind = str(manifest["kind"])
     schema = kind_schema(kind)
     found: list[Refusal] = []
@@ -56,7 +58,10 @@ def refusals(manifest: dict[str, Any]) -> tuple[Refusal, ...]:
     decoded = _without_nulls(schema.schema, manifest)
     if schema.status_subresource:
         decoded.pop("status", None)  # a create resets it
-    errors = _field_errors(schema.validator.iter_errors(decoded), decoded)
+    errors = [
+        *_name_errors(manifest),
+        *_field_errors(schema.validator.iter_errors(decoded), decoded),
+    ]
     if errors:
         name = _name(manifest)
         texts = [text for _, _, text in errors]
@@ -70,6 +75,14 @@ def _name(manifest: dict[str, Any]) -> str:
     metadata = manifest.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
     return name if isinstance(name, str) else ""
+
+
+def _name_errors(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """A name that is set but not an RFC 1123 subdomain (one that is not a string is the
+    schema's type error)."""
+    name = _name(manifest)
+    problem = subdomain_problem(name) if name else None
+    return [] if problem is None else [(INVALID, "metadata.name", f"metadata.name: {problem}")]
 
 
 def _child(path: str, name: str) -> str:

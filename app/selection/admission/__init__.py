@@ -4,12 +4,13 @@ every object judged against the others (``admit``), the findings, and the rankin
 cost, counted before they start. The CRD schemas the API server checks first are read from
 files, in ``app/schemas/crd``."""
 
-from .findings import ERROR, INFO, WARNING, Admission, Finding, Refusal
+from .findings import ERROR, INFO, NO_KIND_MATCH, WARNING, Admission, Finding, Refusal
 from .judgement import admit, planned_admission_rankings
 
 __all__ = [
     "ERROR",
     "INFO",
+    "NO_KIND_MATCH",
     "WARNING",
     "Admission",
     "Finding",

@@ -16,8 +16,10 @@ WEBHOOKS = {
     "ClusterBaseModel": "clusterbasemodel.ome-webhook-server.validator",
 }
 # The API server's own refusals (rules §18 "Parity"): strict decoding and the CRD's schema, and
-# an object's name.
+# an object's name; and kubectl's, before any server (an apiVersion or kind not set: Invalid).
 SCHEMA_CODES = frozenset({"UnknownField", "Required", "Unsupported", "Invalid"})
+NO_KIND_MATCH = "NoKindMatch"  # kubectl maps no resource to the kind and version (rules §18)
+UNHOOKED_CODES = SCHEMA_CODES | {NO_KIND_MATCH}
 ALSO_REFUSED = "AlsoRefused"
 # (severity, kind, namespace, name, field, code, message): the order of the findings.
 FindingOrder = tuple[int, str, bytes, bytes, int, bytes, str, bytes]
@@ -28,7 +30,7 @@ Refusal = tuple[str, "str | None", str]
 @dataclass(frozen=True, slots=True)
 class Finding:
     severity: str
-    kind: str
+    kind: str | None  # None: an object without one (rules §18, kubectl's refusal)
     namespace: str | None
     name: str
     field: str | None
@@ -41,7 +43,7 @@ class Finding:
     @property
     def webhook(self) -> str | None:
         """The admission webhook that refuses it; None for the API server's own refusals."""
-        if self.severity != ERROR or self.code in SCHEMA_CODES:
+        if self.severity != ERROR or self.code in UNHOOKED_CODES or self.kind is None:
             return None
         return WEBHOOKS.get(self.kind)
 
@@ -54,7 +56,7 @@ def _bytes(text: str) -> bytes:
 def finding_order(finding: Finding) -> FindingOrder:
     return (
         SEVERITY_ORDER[finding.severity],
-        finding.kind,
+        finding.kind or "",
         _bytes(finding.namespace or ""),
         _bytes(finding.name),
         finding.sequence,
@@ -64,7 +66,9 @@ def finding_order(finding: Finding) -> FindingOrder:
     )
 
 
-def refused(kind: str, namespace: str | None, name: str, refusals: list[Refusal]) -> list[Finding]:
+def refused(
+    kind: str | None, namespace: str | None, name: str, refusals: list[Refusal]
+) -> list[Finding]:
     """One error per object, as kubectl shows it (rules §18): the first refusal in the order
     the object meets them, then each one that would follow once it is fixed, as an info."""
     found = []

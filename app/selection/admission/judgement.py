@@ -8,7 +8,9 @@ so a clash between two runtimes refuses each of them, naming the other as the on
 An object the API server refuses (strict decoding, the CRD's schema) is still part of the
 cluster the others are judged against, as every object is; what OME's webhook would refuse of
 it follows its error, as ``AlsoRefused`` infos (rules §18: one error per object, as kubectl
-shows it).
+shows it). The exceptions are the objects judged *apart*: kubectl refuses their ``apiVersion``, or
+the API server their name, so they never join the cluster; each is judged, after its error, against
+the cluster with them laid over it, and no other object is judged against them.
 
 The webhooks' rules: ``runtimes`` (runtimes), ``models`` (models), ``services`` and
 ``service_rules`` (InferenceServices); what OME reads otherwise of the accelerator fields:
@@ -17,7 +19,7 @@ The webhooks' rules: ``runtimes`` (runtimes), ``models`` (models), ``services`` 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from packaging.version import Version
@@ -75,23 +77,49 @@ def model_notes(model: Model, sized_runtimes: bool) -> list[Finding]:
     return found
 
 
+Wanted = Callable[[Document], bool]
+
+
+def _passes(
+    view: CatalogView, checked: frozenset[ObjectKey] | None, apart: Sequence[Document]
+) -> list[tuple[CatalogView, Wanted]]:
+    """Each cluster objects are judged against, with which objects it judges: ``view`` for
+    those of ``checked`` (all when None); and for the objects judged apart, which no other
+    object is judged against, ``view`` with them laid over it (rules §18)."""
+    apart_keys = frozenset(object_key(document) for document in apart)
+
+    def wanted(document: Document) -> bool:
+        key = object_key(document)
+        return (checked is None or key in checked) and key not in apart_keys
+
+    passes: list[tuple[CatalogView, Wanted]] = [(view, wanted)]
+    if apart:
+        passes.append((view.laid_over(apart), lambda document: object_key(document) in apart_keys))
+    return passes
+
+
 def planned_admission_rankings(
     view: CatalogView,
     *,
     checked: frozenset[ObjectKey] | None = None,
     full_runners: frozenset[tuple[str | None, str]] = frozenset(),
+    apart: Sequence[Document] = (),
 ) -> int:
     """How many rankings ``admit`` will compute for these InferenceServices: one per distinct
-    question, so that work over a bound can be refused before it starts."""
-    lookup = ModelLookup(view.models)
-    questions = set()
-    for isvc in each_checked(view.services):
-        if checked is not None and object_key(isvc) not in checked:
-            continue
-        question = asked_question(isvc, (isvc.namespace, isvc.name) in full_runners, lookup)
-        if question is not None:
-            questions.add(question)
-    return len(questions)
+    question of each cluster they are judged against, so that work over a bound can be refused
+    before it starts."""
+    count = 0
+    for cluster, wanted in _passes(view, checked, apart):
+        lookup = ModelLookup(cluster.models)
+        questions = set()
+        for isvc in each_checked(cluster.services):
+            if not wanted(isvc):
+                continue
+            question = asked_question(isvc, (isvc.namespace, isvc.name) in full_runners, lookup)
+            if question is not None:
+                questions.add(question)
+        count += len(questions)
+    return count
 
 
 class _Judgement:
@@ -111,19 +139,15 @@ class _Judgement:
 
 def _judge(
     view: CatalogView,
-    checked: frozenset[ObjectKey] | None,
+    wanted: Wanted,
     full_runners: frozenset[tuple[str | None, str]],
     manifests: Manifests,
     judgement: _Judgement,
     classes: frozenset[str] | None,
     class_manifests: Mapping[str, Mapping[str, Any]],
 ) -> None:
-    """Judges every object of ``checked`` (all when None) against the cluster ``view``, and
-    the applied AcceleratorClasses ``class_manifests``."""
-
-    def wanted(document: Document) -> bool:
-        return checked is None or object_key(document) in checked
-
+    """Judges every object ``wanted`` against the cluster ``view``, and the applied
+    AcceleratorClasses ``class_manifests``."""
     runtime_list = list(view.runtimes)
     modern = Version(view.ome_version) >= KIND_AND_INHERITANCE_SINCE
     peers = Peers(runtime_list)
@@ -195,6 +219,7 @@ def admit(
     refused_by_schema: Mapping[ObjectKey, Sequence[Refusal]] | None = None,
     accelerator_classes: frozenset[str] | None = None,
     class_manifests: Mapping[str, Mapping[str, Any]] | None = None,
+    apart: Sequence[Document] = (),
 ) -> Admission:
     """Findings for every object of ``checked`` (kind, namespace, name) — all when None —
     against the cluster ``view``. ``invalid`` are the API server's refusals of the objects that
@@ -202,18 +227,22 @@ def admit(
     what OME's webhook would refuse of them follows, as the next apply would meet it once those
     are fixed, and no warning of the webhook is printed for them. ``manifests``: the applied
     objects as written, for what their documents do not keep. ``accelerator_classes``: the
-    names of the cluster's AcceleratorClasses, None when they are not known."""
+    names of the cluster's AcceleratorClasses, None when they are not known. ``apart``: objects
+    whose error (in ``refused_by_schema``) no fix that keeps them the same object removes from
+    the way of the others (an apiVersion not set right, a name the API server refuses): each
+    is judged against the cluster and the others apart, and no other object against it."""
     schema_refusals = refused_by_schema or {}
     judgement = _Judgement()
-    _judge(
-        view,
-        checked,
-        full_runners,
-        manifests or {},
-        judgement,
-        accelerator_classes,
-        class_manifests or {},
-    )
+    for index, (cluster, wanted) in enumerate(_passes(view, checked, apart)):
+        _judge(
+            cluster,
+            wanted,
+            full_runners,
+            manifests or {},
+            judgement,
+            accelerator_classes,
+            (class_manifests or {}) if index == 0 else {},  # judged once
+        )
     findings = list(invalid)
     for key, first in schema_refusals.items():
         kind, namespace, name = key
@@ -223,7 +252,7 @@ def admit(
         if refusals:
             findings.extend(refused(*judgement.where[key], refusals))
     for finding in judgement.others:
-        key = (finding.kind, finding.namespace or "", finding.name)
+        key = (finding.kind or "", finding.namespace or "", finding.name)
         if finding.severity != WARNING or key not in schema_refusals:
             findings.append(finding)
     return Admission(tuple(sorted(findings, key=finding_order)))

@@ -52,7 +52,15 @@ from .explicit import (
     named_chain,
 )
 from .inheritance import InheritanceError, effective_runtime, resolve_chain
-from .ranked import Ranking, Selection, distance_order, name_key, name_scope_key, text_key
+from .ranked import (
+    IgnoredObject,
+    Ranking,
+    Selection,
+    distance_order,
+    name_key,
+    name_scope_key,
+    text_key,
+)
 from .selection_errors import SelectionErrorCode
 from .selector import (
     Question,
@@ -96,6 +104,7 @@ __all__ = [
     "SERVING_RUNTIME",
     "ZERO_FORMAT_WEIGHT",
     "ZERO_FRAMEWORK_WEIGHT",
+    "IgnoredObject",
     "InheritanceError",
     "Question",
     "Ranking",

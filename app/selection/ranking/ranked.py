@@ -15,13 +15,15 @@ from .selection_errors import SelectionError
 @dataclass(frozen=True, slots=True)
 class IgnoredObject:
     """Something in the request that is not a candidate (rules §2, §15): a ServingRuntime of
-    another namespace, or an object of a kind selection does not read (``scope`` None)."""
+    another namespace, or an object of a kind selection does not read or that kubectl would
+    not map (rules §18; ``scope`` None, and ``kind`` None when it has none)."""
 
-    kind: str
+    kind: str | None
     name: str | None
     namespace: str | None
     scope: str | None
     reason: str
+    unmapped: bool = False  # kubectl would not map it: ``reason`` is kubectl's (rules §18)
 
 
 @dataclass(frozen=True, slots=True)

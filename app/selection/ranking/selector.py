@@ -157,11 +157,7 @@ def no_runtime_message(model: Model, namespace: str, ranking_rows: tuple[Runtime
 
 def _other_ignored(other: OtherObject) -> IgnoredObject:
     return IgnoredObject(
-        other.kind,
-        other.name,
-        other.namespace,
-        None,
-        f"{other.kind} is not read by runtime selection",
+        other.kind, other.name, other.namespace, None, other.reason, other.refusal is not None
     )
 
 

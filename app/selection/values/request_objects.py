@@ -10,11 +10,21 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class OtherObject:
     """An object of a kind selection does not read, found in a manifest stream (rules §15):
-    skipped and listed under ``ignored``."""
+    skipped and listed under ``ignored``; or one kubectl would not map to a resource (rules
+    §18: no ``kind``, or of ``ome.io`` with a kind or version OME does not serve), with
+    kubectl's words as ``refusal``."""
 
-    kind: str
+    kind: str | None  # None: the object has none (or not a string)
     name: str | None
     namespace: str | None
+    refusal: str | None = None
+
+    @property
+    def reason(self) -> str:
+        """Why it was not read, as ``ignored`` says it."""
+        if self.refusal is not None:
+            return self.refusal
+        return f"{self.kind} is not read by runtime selection"
 
 
 @dataclass(frozen=True, slots=True)
