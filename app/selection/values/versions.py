@@ -7,6 +7,7 @@ list sorting first, and an absent list sorts before any present one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -76,7 +77,22 @@ def _parse_version_cached(text: str) -> Version | None:
     return _parse_version(text)
 
 
+# The plain versions almost every manifest writes (``1``, ``v4.45``, ``1.0.0``): what the parser
+# below gives them, read by one match. Up to 19 digits a number: always within a uint64.
+_NUMBER = "(0|[1-9][0-9]{0,18})"
+_PLAIN = re.compile(rf"(v?){_NUMBER}(?:\.{_NUMBER}(?:\.{_NUMBER})?)?")
+
+
 def _parse_version(text: str) -> Version | None:
+    plain = _PLAIN.fullmatch(text)
+    if plain is not None:
+        prefix, major, minor, patch = plain.groups()
+        precision = 1 if minor is None else 2 if patch is None else 3
+        return Version(int(major), int(minor or 0), int(patch or 0), precision, prefix)
+    return _parse_any(text)
+
+
+def _parse_any(text: str) -> Version | None:
     # A version longer than any the schemas take (rules §17) is not parsed: only an object
     # stored before that bound can bring one here, and its lists (an item per dot, built again
     # for every entry that reads it) would cost a request far more than the string itself.
