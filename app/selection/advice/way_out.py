@@ -10,8 +10,9 @@ equals, the entry that comes first. docs/behaviours.md says what else is chosen 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..ranking import (
     CHECK_ACCELERATOR,
@@ -50,6 +51,7 @@ from .changes import (
     apply_to_entry,
 )
 from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
+from .fix_counts import FixCounts
 
 ROWS_PER_CHECK = 8  # a row's way out costs tens of microseconds per entry
 
@@ -116,18 +118,42 @@ def _size_fixes(checks: RuntimeChecks, runtime: Runtime) -> list[Change]:
 
 class _EntryMemo:
     """The request's per-entry memo (entry_memo.py, shared with the ranking's checks) with what
-    a way out adds: the fixes of an entry and of its score."""
+    a way out adds: the fixes of an entry and of its score, and their floors."""
 
     def __init__(self, checks: RuntimeChecks):
         self.memo = checks.entries
         self.matches = self.memo.matches
         self.score = self.memo.score
+        counts = FixCounts(checks.model, checks.provider)
+        self.fix_floor, self.fix_rest = counts.floor, counts.rest
+        self.score_fix_floor, self.score_count = counts.score_floor, counts.score_count
+        self.scores_once_matched = counts.scores_once_matched
 
     def fixes(self, entry: Entry) -> list[Fix]:
         return self.memo.cached("fixes", match_key(entry), entry_fixes, entry)
 
     def score_fixes(self, entry: Entry) -> list[Fix]:
         return self.memo.cached("score_fixes", score_key(entry), score_fixes, entry)
+
+
+K = TypeVar("K", bound=tuple[object, ...])
+
+
+def _least(floors: list[tuple[K, int]], exact: Callable[[int], K]) -> tuple[K, int] | None:
+    """The least ``(exact(i), i)``, given ``(floor, i)`` with ``floor <= exact(i)`` for every
+    entry ``i``: the entries in the order of their floors, until a floor is past the best
+    found (all after it are past it too). Way outs are the fewest changes; most entries of a
+    ``No`` row are far from the fewest, and what tells how far exactly (their versions,
+    parsed) is then never worked out."""
+    best: tuple[K, int] | None = None
+    floors.sort()
+    for floor in checked(floors, every=64):
+        if best is not None and floor > best:
+            break
+        candidate = (exact(floor[1]), floor[1])
+        if best is None or candidate < best:
+            best = candidate
+    return best
 
 
 def _applied(entry: Entry, fixes: Sequence[Fix]) -> Entry:
@@ -142,111 +168,120 @@ def _with_index(fixes: Sequence[Fix], index: int) -> list[Change]:
 
 class _Eligibility:
     """Checks 6 and 7 over the entries, once per runtime: which entry to change so that some
-    entry has ``autoSelect: true`` and the score is above 0, whichever entry check 4 changes."""
+    entry has ``autoSelect: true`` and the score is above 0, whichever entry check 4 changes.
+    Each entry's score and score fixes are worked out only when the answer depends on them."""
 
     def __init__(self, memo: _EntryMemo, entries: tuple[Entry, ...]):
         self.memo = memo
         self.entries = entries
         self.has_autoselect = any(entry.auto_select is True for entry in entries)
-        # The best two (score, -index) of the eligible entries, so that the score with one
-        # entry changed is known without scoring the others again.
-        self.scores = sorted(
-            (
-                (memo.score(entry), -index)
-                for index, entry in enumerate(entries)
-                if entry.auto_select is not False
-            ),
-            reverse=True,
-        )[:2]
-        self._cheapest: list[tuple[int, int]] | None = None
 
-    @property
-    def cheapest(self) -> list[tuple[int, int]]:
-        """(changes, index) of the two entries with the cheapest way to a positive score;
-        computed only when the score needs one."""
-        if self._cheapest is None:
-            self._cheapest = sorted(
-                (cost, index)
-                for index, entry in enumerate(checked(self.entries, every=64))
-                if (cost := self._cost(entry)) is not None
-            )[:2]
-        return self._cheapest
+    def _scores_elsewhere(self, index: int | None) -> bool:
+        """Whether an entry other than ``index``, not opted out, scores above 0."""
+        score = self.memo.score
+        return any(
+            score(entry) > 0
+            for other, entry in enumerate(checked(self.entries, every=64))
+            if other != index and entry.auto_select is not False
+        )
+
+    def _needs_autoselect(self, entry: Entry) -> bool:
+        return entry.auto_select is False or (
+            not self.has_autoselect and entry.auto_select is not True
+        )
 
     def _score_changes(self, entry: Entry, index: int) -> list[Change] | None:
         fixes = self.memo.score_fixes(entry)
         if any(isinstance(fix, Blocker) for fix in fixes):
             return None
         changes = _with_index(fixes, index)
-        if entry.auto_select is False or (
-            not self.has_autoselect and entry.auto_select is not True
-        ):
+        if self._needs_autoselect(entry):
             changes.append(Change(LABEL_AUTOSELECT, AUTO_SELECT, True, index))
         return changes
 
-    def _cost(self, entry: Entry) -> int | None:
-        changes = self._score_changes(entry, 0)
-        return None if changes is None else len(changes)
+    def _cost(self, index: int) -> tuple[int]:
+        """How many changes ``_score_changes`` gives, counted without making them (an entry
+        whose score fixes hold a blocker has no floor either, and is never asked)."""
+        entry = self.entries[index]
+        count = self.memo.score_count(entry)
+        assert count is not None
+        return (count + self._needs_autoselect(entry),)
 
-    def changes(self, index: int | None, changed: Entry | None, first_match: int) -> list[Change]:
-        """What checks 6 and 7 need once entry ``index`` reads ``changed`` (None: no entry
-        changed) and ``first_match`` is the first matching entry."""
-        others = [score for score, minus in self.scores if -minus != index]
-        if changed is not None and changed.auto_select is not False:
-            others.append(self.memo.score(changed))
-        if max(others, default=0) > 0:
+    def _cheapest_other(self, index: int | None) -> tuple[tuple[int], int] | None:
+        """(changes, entry) of the cheapest way to a positive score on an entry but ``index``."""
+        floors = []
+        for other, entry in enumerate(checked(self.entries, every=64)):
+            floor = self.memo.score_fix_floor(entry)
+            if other != index and floor is not None:
+                floors.append(((floor + self._needs_autoselect(entry),), other))
+        return _least(floors, self._cost)
+
+    def changes(
+        self, first_match: int, index: int | None = None, fixes: Sequence[Fix] = ()
+    ) -> list[Change]:
+        """What checks 6 and 7 need once entry ``index`` has the changes of ``fixes`` made
+        (None: no entry changed); ``first_match`` is the first matching entry."""
+        entry = None if index is None else self.entries[index]
+        # Matching once changed, the entry's score needs no fix but its weight's.
+        scores = entry is not None and self.memo.scores_once_matched(entry)
+        eligible = entry is not None and entry.auto_select is not False
+        if (scores and eligible) or self._scores_elsewhere(index):
             if self.has_autoselect:
                 return []
             # As toWin does for check 6 (§19): autoSelect on the first matching entry.
             return [Change(LABEL_AUTOSELECT, AUTO_SELECT, True, first_match)]
-        options: list[tuple[int, int, list[Change]]] = []
-        for cost, other in self.cheapest:
-            if other != index:
-                options.append((cost, other, []))
-        if index is not None and changed is not None:
-            own = self._score_changes(changed, index)
-            if own is not None:
-                options.append((len(own), index, own))
+        other = self._cheapest_other(index)
+        if entry is not None and index is not None:
+            own = (int(not scores) + self._needs_autoselect(entry),)
+            if other is None or (own, index) < other:
+                return self._score_changes(_applied(entry, fixes), index) or []
         # Always one: the entry check 4 matches has every field the score reads agree.
-        cost, chosen, own = min(options, key=lambda option: option[:2])
-        if chosen == index:
-            return own
-        return self._score_changes(self.entries[chosen], chosen) or []
+        assert other is not None
+        return self._score_changes(self.entries[other[1]], other[1]) or []
 
 
-def _entry_plan(memo: _EntryMemo, runtime: Runtime) -> tuple[str, list[Change] | str]:
+def _entry_plan(
+    memo: _EntryMemo, runtime: Runtime, unmatched: bool
+) -> tuple[str, list[Change] | str]:
     """Checks 4, 6 and 7: the reason group of check 4, and the entry changes with the fewest
-    changes (or why none can)."""
+    changes (or why none can). ``unmatched``: the ranking found no entry matching."""
     entries = runtime.entries
     if not entries:
         return LABEL_NO_FORMATS, NO_ENTRIES
-    matching = [i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)]
     eligibility = _Eligibility(memo, entries)
-    if matching:
-        return "", eligibility.changes(None, None, matching[0])
-    best: tuple[tuple[bool, int, int], str, list[Fix], int] | None = None
-    for index, entry in enumerate(checked(entries, every=64)):
-        fixes = memo.fixes(entry)
-        blocked = any(isinstance(fix, Blocker) for fix in fixes)
-        rank = (blocked, len(fixes), index)
-        if best is None or rank < best[0]:
-            best = (rank, fixes[0].check, fixes, index)
+    if not unmatched:
+        first = next((i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)), None)
+        if first is not None:
+            return "", eligibility.changes(first)
+
+    floors = [(memo.fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))]
+
+    def exact(index: int) -> tuple[bool, int]:  # entry_fixes's (any Blocker, how many)
+        (blocked, count), (rest_blocked, rest) = floors[index][0], memo.fix_rest(entries[index])
+        return blocked or rest_blocked, count + rest
+
+    best = _least(list(floors), exact)
     assert best is not None  # entries is not empty
-    (blocked, _, index), label, fixes, _ = best
+    (blocked, _), index = best
+    fixes = memo.fixes(entries[index])
+    label = fixes[0].check
     if blocked:
         blocker = next(fix for fix in fixes if isinstance(fix, Blocker))
         return label, blocker.why
-    changed = _applied(entries[index], fixes)
-    own = _with_index(fixes, index)
-    return label, own + eligibility.changes(index, changed, index)
+    return label, _with_index(fixes, index) + eligibility.changes(index, index, fixes)
 
 
 def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
     """The way out of a ``No`` row; None for a ``Yes`` row. Each entry's answers come from
     the request's memo, which ``checks`` holds: every row of a ranking shares it."""
+    return _way_out(_EntryMemo(checks), checks, row)
+
+
+def _way_out(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
     if row.compatible:
         return None
     runtime = row.runtime
-    label, plan = _entry_plan(_EntryMemo(checks), runtime)
+    label, plan = _entry_plan(memo, runtime, row.failed_check == CHECK_FORMAT)
     if row.failed_check != CHECK_FORMAT:
         label = _row_label(checks, row)
     if isinstance(plan, str):
@@ -280,7 +315,8 @@ def way_outs(ranking: Ranking) -> tuple[WayOut | None, ...]:
     checks = ranking.checks
     if checks is None:  # a model that is not Ready: no row
         return (None,) * len(ranking.rows)
-    return tuple(way_out(checks, row) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
+    memo = _EntryMemo(checks)
+    return tuple(_way_out(memo, checks, row) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
 
 
 def _unique(labels: list[str]) -> list[str]:
