@@ -4,7 +4,7 @@ import sys
 import tracemalloc
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from app.selection.values import MAX_VALUE_CHARS, parse_version, versions_match
@@ -204,3 +204,23 @@ def test_the_plain_versions_read_by_one_match_are_read_as_the_parser_reads_them(
     from app.selection.values import versions
 
     assert versions._parse_version(text) == versions._parse_any(text)
+
+
+@example("1.0.0-rc1", "1.0.0", None)
+@example("1.0.0-rc1", "1.0.0", "GreaterThanOrEqual")
+@example("v1.0", "1.0", "GreaterThanOrEqual")
+@example("1.0", "1.0.0", "GreaterThanOrEqual")
+@given(
+    VERSION_LIKE | st.sampled_from(["1.0.0", "v1.0", "1", "1.0.0-rc1", "bad.."]),
+    VERSION_LIKE,
+    st.sampled_from([None, "Equal", "GreaterThan", "GreaterThanOrEqual", "X"]),
+)
+def test_a_plain_entry_version_is_matched_as_the_parsed_one_is(model, entry, operator):
+    """A plain entry version is compared without building it: as both parsed compare."""
+    from app.selection.values import versions
+
+    parsed = versions.parse_version(model)
+    expected = parsed is not None and versions._match_parsed(
+        parsed, versions.parse_version(entry), operator
+    )
+    assert versions._versions_match(model, entry, operator) is expected
