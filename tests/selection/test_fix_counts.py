@@ -42,7 +42,7 @@ def _assert_counts_hold(body: dict) -> None:
             scores = entry_score(model, changed, provider) > 0
             assert counts.scores_once_matched(item) is scores, item
             # Matching, the changed entry needs no score fix but its weight's.
-            assert len(score_fixes(model, changed, provider)) == (not scores), item
+            assert score_fixes(model, changed, provider) == counts.matched_score_fixes(item), item
         score_exact = _blocked_and_count(score_fixes(model, item, provider))
         score_floor = counts.score_floor(item)
         if score_exact[0]:

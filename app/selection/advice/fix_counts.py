@@ -21,7 +21,8 @@ from ..ranking import (
     supports_cache_provider,
 )
 from ..values import Entry, EntryRef, Model, ModelRef, parse_version, versions_match
-from .entry_fixes import version_accepting
+from .changes import Change
+from .entry_fixes import version_accepting, weight_fix
 
 
 class FixCounts:
@@ -112,6 +113,17 @@ class FixCounts:
             weight += (1 if framework is None else framework.weight) or ZERO_FRAMEWORK_WEIGHT
         return weight * entry.effective_priority > 0
 
+    def matched_score_fixes(self, entry: Entry) -> list[Change]:
+        """``score_fixes`` of ``entry`` once ``entry_fixes``'s changes are made: none when it
+        scores (``scores_once_matched``), else only the weight's, made without making the
+        entry (its format is set then, its framework the model's or none)."""
+        if self.scores_once_matched(entry):
+            return []
+        if self.framework is None:
+            return [weight_fix(True, None)]
+        framework = entry.framework
+        return [weight_fix(True, 1 if framework is None else framework.weight)]
+
     def score_floor(self, entry: Entry) -> int | None:
         """How many fixes ``score_fixes`` gives at least; None when it gives a ``Blocker`` (only
         the provider's: the score reads no version alone). The versions and the weight it
@@ -130,8 +142,9 @@ class FixCounts:
             return count + (entry.framework is not None)
         return count + (entry.framework is None or entry.framework.name != wanted.name)
 
-    def _score_versions(self, model: ModelRef | None, ref: EntryRef | None) -> int:
+    def _score_versions(self, framework: bool, ref: EntryRef | None) -> int:
         """The score's version fix (§4 reads two set versions only): 1 when they disagree."""
+        model = self.framework if framework else self.format
         if model is None or ref is None or model.version is None or ref.version is None:
             return 0
         return not versions_match(model.version, ref.version, ref.operator)
@@ -143,8 +156,8 @@ class FixCounts:
             return None
         fmt, framework, wanted = entry.format, entry.framework, self.framework
         if fmt is not None:
-            count += self._score_versions(self.format, fmt)
-        count += self._score_versions(wanted, framework)
+            count += self._score_versions(False, fmt)
+        count += self._score_versions(True, framework)
         # The weight fix: the score once the others are made, a reference they add weighing 1
         # (a format's name when nothing else is scored).
         weight = (fmt.weight or ZERO_FORMAT_WEIGHT) if fmt is not None else int(wanted is None)

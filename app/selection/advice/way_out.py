@@ -48,7 +48,6 @@ from .changes import (
     SIZE_MAX,
     SIZE_MIN,
     Change,
-    apply_to_entry,
 )
 from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
 from .fix_counts import FixCounts
@@ -116,6 +115,9 @@ def _size_fixes(checks: RuntimeChecks, runtime: Runtime) -> list[Change]:
     return fixes
 
 
+RuntimeFixes = tuple[tuple[Change, ...], tuple[Change, ...]]  # before the entry's, after
+
+
 class _EntryMemo:
     """The request's per-entry memo (entry_memo.py, shared with the ranking's checks) with what
     a way out adds: the fixes of an entry and of its score, and their floors."""
@@ -128,9 +130,32 @@ class _EntryMemo:
         self.fix_floor, self.fix_rest = counts.floor, counts.rest
         self.score_fix_floor, self.score_count = counts.score_floor, counts.score_count
         self.scores_once_matched = counts.scores_once_matched
+        self.matched_score_fixes = counts.matched_score_fixes
+        self._runtime_fixes: dict[tuple[object, ...], RuntimeFixes] = {}
 
-    def fixes(self, entry: Entry) -> list[Fix]:
-        return self.memo.cached("fixes", match_key(entry), entry_fixes, entry)
+    def runtime_fixes(self, checks: RuntimeChecks, runtime: Runtime) -> RuntimeFixes:
+        """``_runtime_fixes`` and ``_size_fixes``, once per distinct value of the fields they
+        read: a catalog's runtimes repeat a few of them."""
+        bounds = runtime.size_range
+        key = (
+            runtime.is_disabled,
+            runtime.accelerator_classes,
+            runtime.engine_mode_annotation,
+            runtime.decoder_mode_annotation,
+            None if bounds is None else (bounds.min, bounds.max),
+        )
+        found = self._runtime_fixes.get(key)
+        if found is None:
+            found = self._runtime_fixes[key] = (
+                tuple(_runtime_fixes(checks, runtime)),
+                tuple(_size_fixes(checks, runtime)),
+            )
+        return found
+
+    def fixes(self, entry: Entry, index: int) -> list[Fix]:
+        """``entry_fixes`` of entry ``index``, its changes naming it."""
+        key = match_key(entry)
+        return self.memo.cached("fixes", key and (*key, index), entry_fixes, entry, index)
 
     def score_fixes(self, entry: Entry) -> list[Fix]:
         return self.memo.cached("score_fixes", score_key(entry), score_fixes, entry)
@@ -139,13 +164,14 @@ class _EntryMemo:
 K = TypeVar("K", bound=tuple[object, ...])
 
 
-def _least(floors: list[tuple[K, int]], exact: Callable[[int], K]) -> tuple[K, int] | None:
+def _least(
+    floors: list[tuple[K, int]], exact: Callable[[int], K], best: tuple[K, int] | None = None
+) -> tuple[K, int] | None:
     """The least ``(exact(i), i)``, given ``(floor, i)`` with ``floor <= exact(i)`` for every
-    entry ``i``: the entries in the order of their floors, until a floor is past the best
-    found (all after it are past it too). Way outs are the fewest changes; most entries of a
-    ``No`` row are far from the fewest, and what tells how far exactly (their versions,
-    parsed) is then never worked out."""
-    best: tuple[K, int] | None = None
+    entry ``i``, and the best known already, if any: the entries in the order of their floors,
+    until a floor is past the best found (all after it are past it too). Way outs are the
+    fewest changes; most entries of a ``No`` row are far from the fewest, and what tells how
+    far exactly (their versions, parsed) is then never worked out."""
     floors.sort()
     for floor in checked(floors, every=64):
         if best is not None and floor > best:
@@ -154,10 +180,6 @@ def _least(floors: list[tuple[K, int]], exact: Callable[[int], K]) -> tuple[K, i
         if best is None or candidate < best:
             best = candidate
     return best
-
-
-def _applied(entry: Entry, fixes: Sequence[Fix]) -> Entry:
-    return apply_to_entry(entry, [fix for fix in fixes if isinstance(fix, Change)])
 
 
 def _with_index(fixes: Sequence[Fix], index: int) -> list[Change]:
@@ -171,10 +193,18 @@ class _Eligibility:
     entry has ``autoSelect: true`` and the score is above 0, whichever entry check 4 changes.
     Each entry's score and score fixes are worked out only when the answer depends on them."""
 
+    __slots__ = ("_has_autoselect", "entries", "memo")
+
     def __init__(self, memo: _EntryMemo, entries: tuple[Entry, ...]):
         self.memo = memo
         self.entries = entries
-        self.has_autoselect = any(entry.auto_select is True for entry in entries)
+        self._has_autoselect: bool | None = None
+
+    @property
+    def has_autoselect(self) -> bool:
+        if self._has_autoselect is None:
+            self._has_autoselect = any(entry.auto_select is True for entry in self.entries)
+        return self._has_autoselect
 
     def _scores_elsewhere(self, index: int | None) -> bool:
         """Whether an entry other than ``index``, not opted out, scores above 0."""
@@ -207,20 +237,23 @@ class _Eligibility:
         assert count is not None
         return (count + self._needs_autoselect(entry),)
 
-    def _cheapest_other(self, index: int | None) -> tuple[tuple[int], int] | None:
-        """(changes, entry) of the cheapest way to a positive score on an entry but ``index``."""
+    def _cheapest(self, index: int | None, own: tuple[int] | None) -> int:
+        """The entry with the cheapest way to a positive score: ``index`` at the cost ``own``
+        (None: no entry changed), or another entry, made as it is."""
         floors = []
         for other, entry in enumerate(checked(self.entries, every=64)):
             floor = self.memo.score_fix_floor(entry)
             if other != index and floor is not None:
                 floors.append(((floor + self._needs_autoselect(entry),), other))
-        return _least(floors, self._cost)
+        seed = None if own is None or index is None else (own, index)
+        best = _least(floors, self._cost, seed)
+        assert best is not None  # the entry check 4 matches has every field the score reads agree
+        return best[1]
 
-    def changes(
-        self, first_match: int, index: int | None = None, fixes: Sequence[Fix] = ()
-    ) -> list[Change]:
-        """What checks 6 and 7 need once entry ``index`` has the changes of ``fixes`` made
-        (None: no entry changed); ``first_match`` is the first matching entry."""
+    def changes(self, first_match: int, index: int | None = None) -> list[Change]:
+        """What checks 6 and 7 need once entry ``index`` has the changes of its
+        ``entry_fixes`` made (None: no entry changed); ``first_match`` is the first matching
+        entry. Each is a ``LABEL_AUTOSELECT`` or ``LABEL_SCORE`` change."""
         entry = None if index is None else self.entries[index]
         # Matching once changed, the entry's score needs no fix but its weight's.
         scores = entry is not None and self.memo.scores_once_matched(entry)
@@ -230,45 +263,54 @@ class _Eligibility:
                 return []
             # As toWin does for check 6 (§19): autoSelect on the first matching entry.
             return [Change(LABEL_AUTOSELECT, AUTO_SELECT, True, first_match)]
-        other = self._cheapest_other(index)
-        if entry is not None and index is not None:
+        own = None
+        if entry is not None:
             own = (int(not scores) + self._needs_autoselect(entry),)
-            if other is None or (own, index) < other:
-                return self._score_changes(_applied(entry, fixes), index) or []
-        # Always one: the entry check 4 matches has every field the score reads agree.
-        assert other is not None
-        return self._score_changes(self.entries[other[1]], other[1]) or []
+        chosen = self._cheapest(index, own)
+        if chosen != index or entry is None:
+            return self._score_changes(self.entries[chosen], chosen) or []
+        changes = _with_index(self.memo.matched_score_fixes(entry), chosen)
+        if self._needs_autoselect(entry):
+            changes.append(Change(LABEL_AUTOSELECT, AUTO_SELECT, True, chosen))
+        return changes
 
 
-def _entry_plan(
-    memo: _EntryMemo, runtime: Runtime, unmatched: bool
-) -> tuple[str, list[Change] | str]:
+Plan = tuple[list[Change], list[Change]] | str
+
+
+def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[str, Plan]:
     """Checks 4, 6 and 7: the reason group of check 4, and the entry changes with the fewest
-    changes (or why none can). ``unmatched``: the ranking found no entry matching."""
+    changes, those of check 4 and those of checks 6 and 7 apart (or why none can).
+    ``unmatched``: the ranking found no entry matching."""
     entries = runtime.entries
     if not entries:
         return LABEL_NO_FORMATS, NO_ENTRIES
-    eligibility = _Eligibility(memo, entries)
     if not unmatched:
         first = next((i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)), None)
         if first is not None:
-            return "", eligibility.changes(first)
-
-    floors = [(memo.fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))]
-
-    def exact(index: int) -> tuple[bool, int]:  # entry_fixes's (any Blocker, how many)
-        (blocked, count), (rest_blocked, rest) = floors[index][0], memo.fix_rest(entries[index])
-        return blocked or rest_blocked, count + rest
-
-    best = _least(list(floors), exact)
-    assert best is not None  # entries is not empty
-    (blocked, _), index = best
-    fixes = memo.fixes(entries[index])
+            return "", ([], _Eligibility(memo, entries).changes(first))
+    fix_floor = memo.fix_floor
+    floors = sorted([(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))])
+    # The entry of the lowest floor is worked out whole (it is the one most often chosen);
+    # the others only counted, while their floor could still beat the best.
+    index = floors[0][1]
+    fixes = memo.fixes(entries[index], index)
+    best = ((any(isinstance(fix, Blocker) for fix in fixes), len(fixes)), index)
+    for floor in checked(floors[1:], every=64):
+        if floor > best:
+            break
+        (blocked, count), other = floor
+        rest_blocked, rest = memo.fix_rest(entries[other])
+        best = min(best, ((blocked or rest_blocked, count + rest), other))
+    if best[1] != index:
+        index = best[1]
+        fixes = memo.fixes(entries[index], index)
     label = fixes[0].check
-    if blocked:
-        blocker = next(fix for fix in fixes if isinstance(fix, Blocker))
+    blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
+    if blocker is not None:
         return label, blocker.why
-    return label, _with_index(fixes, index) + eligibility.changes(index, index, fixes)
+    changes = [fix for fix in fixes if isinstance(fix, Change)]  # no Blocker: none is there
+    return label, (changes, _Eligibility(memo, entries).changes(index, index))
 
 
 def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
@@ -286,11 +328,9 @@ def _way_out(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow) -> WayOut
         label = _row_label(checks, row)
     if isinstance(plan, str):
         return WayOut(label, None, plan)
-    early = _runtime_fixes(checks, runtime)
-    entry_changes = [c for c in plan if c.check not in (LABEL_AUTOSELECT, LABEL_SCORE)]
-    late = [c for c in plan if c.check in (LABEL_AUTOSELECT, LABEL_SCORE)]
-    changes = (*early, *entry_changes, *_size_fixes(checks, runtime), *late)
-    return WayOut(label, changes)
+    entry_changes, late = plan
+    early, sizes = memo.runtime_fixes(checks, runtime)
+    return WayOut(label, (*early, *entry_changes, *sizes, *late))
 
 
 def _row_label(checks: RuntimeChecks, row: RuntimeRow) -> str:
