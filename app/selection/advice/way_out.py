@@ -278,6 +278,26 @@ class _Eligibility:
 Plan = tuple[list[Change], list[Change]] | str
 
 
+def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, list[Fix]]:
+    """The entry with the fewest ``entry_fixes`` (the first of equals), and them. The entry
+    of the lowest floor is worked out whole (it is the one most often chosen); the others
+    only counted, while their floor could still beat the best."""
+    fix_floor = memo.fix_floor
+    floors = sorted([(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))])
+    index = floors[0][1]
+    fixes = memo.fixes(entries[index], index)
+    best = ((any(isinstance(fix, Blocker) for fix in fixes), len(fixes)), index)
+    for floor in checked(floors[1:], every=64):
+        if floor > best:
+            break
+        (blocked, count), other = floor
+        rest_blocked, rest = memo.fix_rest(entries[other])
+        best = min(best, ((blocked or rest_blocked, count + rest), other))
+    if best[1] == index:
+        return index, fixes
+    return best[1], memo.fixes(entries[best[1]], best[1])
+
+
 def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[str, Plan]:
     """Checks 4, 6 and 7: the reason group of check 4, and the entry changes with the fewest
     changes, those of check 4 and those of checks 6 and 7 apart (or why none can).
@@ -289,22 +309,7 @@ def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[st
         first = next((i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)), None)
         if first is not None:
             return "", ([], _Eligibility(memo, entries).changes(first))
-    fix_floor = memo.fix_floor
-    floors = sorted([(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))])
-    # The entry of the lowest floor is worked out whole (it is the one most often chosen);
-    # the others only counted, while their floor could still beat the best.
-    index = floors[0][1]
-    fixes = memo.fixes(entries[index], index)
-    best = ((any(isinstance(fix, Blocker) for fix in fixes), len(fixes)), index)
-    for floor in checked(floors[1:], every=64):
-        if floor > best:
-            break
-        (blocked, count), other = floor
-        rest_blocked, rest = memo.fix_rest(entries[other])
-        best = min(best, ((blocked or rest_blocked, count + rest), other))
-    if best[1] != index:
-        index = best[1]
-        fixes = memo.fixes(entries[index], index)
+    index, fixes = (0, memo.fixes(entries[0], 0)) if len(entries) == 1 else _fewest(memo, entries)
     label = fixes[0].check
     blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
     if blocker is not None:
