@@ -75,29 +75,32 @@ def _version(
     """The version of ``what`` (modelFormat / modelFramework) agreeing with the model's:
     ``strict`` (§3.1) needs both set and matching or both absent; the score (§4) only minds
     two set versions that do not match."""
-    field = f"{what}.version"
-    have = None if entry is None else entry.version
-    operator = None if entry is None else entry.operator
-    if model.version is None or have is None:
-        if not strict or model.version == have:
+    version = model.version
+    have, operator = (None, None) if entry is None else (entry.version, entry.operator)
+    if version is None or have is None:
+        if not strict or version == have:
             return []
-        if model.version is None:
-            return [Change(label, field, None, at)]
-    elif versions_match(model.version, have, operator):
+        if version is None:
+            return [Change(label, _VERSION[what], None, at)]
+    elif versions_match(version, have, operator):
         return []
-    value = version_accepting(model.version, operator)
+    value = version_accepting(version, operator)
     if value is not None:
-        return [Change(label, field, value, at)]
+        return [Change(label, _VERSION[what], value, at)]
     if not strict:
-        return [Change(label, field, None, at)]  # the score does not read one version alone
-    if parse_version(model.version) is None:
+        return [Change(label, _VERSION[what], None, at)]  # the score reads no version alone
+    if parse_version(version) is None:
         why = (
-            f"the model's {what}.version {model.version} does not parse as OME reads versions, "
+            f"the model's {what}.version {version} does not parse as OME reads versions, "
             "so no entry version matches it"
         )
         return [Blocker(label, why)]
     # GreaterThan above the largest version: Equal (no operator) takes the model's own.
-    return [Change(label, f"{what}.operator", None, at), Change(label, field, model.version, at)]
+    return [Change(label, f"{what}.operator", None, at), Change(label, _VERSION[what], version, at)]
+
+
+_NAME = {FORMAT: f"{FORMAT}.name", FRAMEWORK: f"{FRAMEWORK}.name"}
+_VERSION = {FORMAT: f"{FORMAT}.version", FRAMEWORK: f"{FRAMEWORK}.version"}
 
 
 def _reference(
@@ -112,11 +115,11 @@ def _reference(
     name_label, version_label, presence_label = labels
     if model is None:
         return [] if entry is None else [Change(presence_label, what, None, at)]
+    fixes = _version(version_label, what, model, entry, strict, at)
     if entry is None or entry.name != model.name:
         label = presence_label if entry is None else name_label
-        fixes: list[Fix] = [Change(label, f"{what}.name", model.name, at)]
-        return fixes + _version(version_label, what, model, entry, strict, at)
-    return _version(version_label, what, model, entry, strict, at)
+        fixes.insert(0, Change(label, _NAME[what], model.name, at))
+    return fixes
 
 
 def _provider(model: Model, entry: Entry, provider: str, label: str, at: int | None) -> list[Fix]:
@@ -127,23 +130,23 @@ def _provider(model: Model, entry: Entry, provider: str, label: str, at: int | N
     return [Change(label, CACHE_PROVIDERS, (*(entry.cache_providers or ()), provider), at)]
 
 
+_FORMAT_LABELS = (LABEL_FORMAT_NAME, LABEL_FORMAT_VERSION, LABEL_FORMAT_NAME)
+_FRAMEWORK_LABELS = (LABEL_FRAMEWORK_NAME, LABEL_FRAMEWORK_VERSION, LABEL_FRAMEWORK)
+
+
 def entry_fixes(model: Model, entry: Entry, provider: str, at: int | None = None) -> list[Fix]:
     """What makes ``entry`` match ``model`` (§3.1), in the order of §3.2's parts; ``at``: the
     entry's index, which its changes name (None: no index)."""
-    fixes = _provider(model, entry, provider, LABEL_PROVIDER, at)
-    if diffusion_mismatch(model.diffusion, entry.diffusion) is not None:
+    fixes = _provider(model, entry, provider, LABEL_PROVIDER, at) if model.is_sharded else []
+    if entry.diffusion is not None and diffusion_mismatch(model.diffusion, entry.diffusion):
         # The entry's pipeline requirement goes: an entry without one matches any model (§12).
         fixes.append(Change(LABEL_DIFFUSION, DIFFUSION, None, at))
-    for label, field, wanted, have in (
-        (LABEL_ARCHITECTURE, ARCHITECTURE, model.architecture, entry.architecture),
-        (LABEL_QUANTIZATION, QUANTIZATION, model.quantization, entry.quantization),
-    ):
-        if wanted != have:
-            fixes.append(Change(label, field, wanted, at))
-    format_labels = (LABEL_FORMAT_NAME, LABEL_FORMAT_VERSION, LABEL_FORMAT_NAME)
-    fixes += _reference(format_labels, FORMAT, model_format(model), entry.format, True, at)
-    framework_labels = (LABEL_FRAMEWORK_NAME, LABEL_FRAMEWORK_VERSION, LABEL_FRAMEWORK)
-    fixes += _reference(framework_labels, FRAMEWORK, model.framework, entry.framework, True, at)
+    if entry.architecture != model.architecture:
+        fixes.append(Change(LABEL_ARCHITECTURE, ARCHITECTURE, model.architecture, at))
+    if entry.quantization != model.quantization:
+        fixes.append(Change(LABEL_QUANTIZATION, QUANTIZATION, model.quantization, at))
+    fixes += _reference(_FORMAT_LABELS, FORMAT, model_format(model), entry.format, True, at)
+    fixes += _reference(_FRAMEWORK_LABELS, FRAMEWORK, model.framework, entry.framework, True, at)
     return fixes
 
 
