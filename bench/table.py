@@ -42,7 +42,7 @@ import yaml
 
 from app.reading.yaml_loader import load_documents
 
-from .cold_shapes import HELD_OUT, measure, shape_bodies
+from .cold_shapes import CPU_HELP, HELD_OUT, measure, shape_bodies
 from .load import Gunicorn, Scenario, run_wrk, shipped_workers
 from .manifests import MODEL_NAME, TARGET_NAMESPACE, encoded_body, rank_request_body
 from .timing import Budget, Stats, compare
@@ -56,6 +56,10 @@ RECYCLE_EVERY = "300"
 # which would leave most workers unrecycled for the whole run).
 RECYCLE_JITTER = "1000"
 COLD_SIZES = (500, 1000, 5000)
+
+
+def _budget(args) -> Budget:
+    return Budget(args.budget, clock=time.thread_time if args.cpu else time.perf_counter)
 
 
 class Row:
@@ -218,7 +222,7 @@ def _cold_stats(args, calls: dict, raw: bytes, collect: bool) -> dict[str, Stats
                 "json": lambda: json.dumps(json.loads(raw)),
                 **calls,
             },
-            Budget(args.budget),
+            _budget(args),
             before_each=gc.collect if collect else None,
         )
 
@@ -284,7 +288,7 @@ def shape_rows(args, progress) -> list[Row]:
     """The cold request on every workload shape (bench/shapes.py), each against an orjson round
     trip of its own body in the same rounds, a collection before every sample; the verdict is
     on the worst. And the ways out's share of the held-out shape's cold request."""
-    figures = measure(shape_bodies(args.ome_config), Budget(args.budget), progress)
+    figures = measure(shape_bodies(args.ome_config), _budget(args), progress)
     worst = max(figures, key=lambda figure: figure.ratio)
     others = "; ".join(figure.label() for figure in figures if figure is not worst)
     held_out = next(figure for figure in figures if figure.name == HELD_OUT)
@@ -341,7 +345,7 @@ def yaml_row(args, progress) -> Row:
     with quiet_logs():
         if calls["yaml"]() != calls["json"]():
             raise RuntimeError("the YAML and the JSON request were answered differently")
-        stats = compare(calls, Budget(args.budget))
+        stats = compare(calls, _budget(args))
     ratio = stats["yaml"].median / stats["json"].median
     return Row(
         f"YAML of OME's {len(files)} shipped runtime files vs the same documents as JSON "
@@ -373,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--in-process", action="store_true", help="only the in-process rows (no gunicorn, no wrk)"
     )
+    parser.add_argument("--cpu", action="store_true", help=CPU_HELP)
     args = parser.parse_args(argv)
     if not 0 < args.duration <= 600:
         parser.error("--duration must be in (0, 600]")
