@@ -153,6 +153,22 @@ def _container(rng: random.Random, engine: str, image: str, tag: str, gpus: int)
     }
 
 
+def set_limits(
+    spec: dict[str, Any],
+    size: tuple[str, str | None] | None,
+    accelerators: tuple[str, ...] | None,
+) -> None:
+    """A runtime spec's ``modelSizeRange`` (``(min, max)``, max None for one bound) and
+    ``acceleratorRequirements``, each replaced, or removed for None."""
+    spec.pop("modelSizeRange", None)
+    spec.pop("acceleratorRequirements", None)
+    if size is not None:
+        low, high = size
+        spec["modelSizeRange"] = {"min": low} if high is None else {"min": low, "max": high}
+    if accelerators is not None:
+        spec["acceleratorRequirements"] = {"acceleratorClasses": list(accelerators)}
+
+
 def runtime_manifest(index: int, rng: random.Random) -> dict[str, Any]:
     """The ``index``-th runtime; names are unique per scope, so no request has duplicates."""
     engine, image, tags = rng.choice(ENGINES)
@@ -185,13 +201,7 @@ def runtime_manifest(index: int, rng: random.Random) -> dict[str, Any]:
             ],
         },
     }
-    size = rng.choice(SIZE_RANGES)
-    if size is not None:
-        low, high = size
-        spec["modelSizeRange"] = {"min": low} if high is None else {"min": low, "max": high}
-    accelerators = rng.choice(ACCELERATORS)
-    if accelerators is not None:
-        spec["acceleratorRequirements"] = {"acceleratorClasses": list(accelerators)}
+    set_limits(spec, rng.choice(SIZE_RANGES), rng.choice(ACCELERATORS))
     if rng.random() < 0.15:
         spec["decoderConfig"] = {
             "annotations": {"ome.io/deploymentMode": "RawDeployment"},

@@ -15,8 +15,20 @@ from app.selection.advice.changes import Change
 from app.selection.ranking import RuntimeRow
 from app.selection.ranking.checks import Support
 from app.selection.values import Entry, EntryRef, Runtime, SizeRange, quick_init
+from app.selection.values.versions import Version
 
-DECORATED = [WayOut, Entry, EntryRef, SizeRange, Runtime, RowAdvice, Change, RuntimeRow, Support]
+DECORATED = [
+    WayOut,
+    Entry,
+    EntryRef,
+    SizeRange,
+    Runtime,
+    RowAdvice,
+    Change,
+    RuntimeRow,
+    Support,
+    Version,
+]
 
 
 def _dataclass_init(cls: type):

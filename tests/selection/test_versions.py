@@ -4,7 +4,7 @@ import sys
 import tracemalloc
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from app.selection.values import MAX_VALUE_CHARS, parse_version, versions_match
@@ -189,3 +189,38 @@ def test_a_version_over_the_bound_is_not_parsed_and_costs_nothing_like_its_lengt
     finally:
         tracemalloc.stop()
     assert peak < len(text) // 10  # the split alone allocated some 90 MB
+
+
+VERSION_LIKE = st.text(alphabet="v0123456789.-+a\n", max_size=30) | st.from_regex(
+    r"v?[0-9]{1,21}(\.[0-9]{1,21}){0,3}", fullmatch=True
+)
+
+
+@given(VERSION_LIKE)
+def test_the_plain_versions_read_by_one_match_are_read_as_the_parser_reads_them(text):
+    """Plain versions (``1``, ``v4.45``, ``1.0.0``) are read by one regular expression, the rest
+    by the parser of rules §8: both give the same for every text, leading zeros, numbers past
+    64 bits, a fourth part and a trailing newline included."""
+    from app.selection.values import versions
+
+    assert versions._parse_version(text) == versions._parse_any(text)
+
+
+@example("1.0.0-rc1", "1.0.0", None)
+@example("1.0.0-rc1", "1.0.0", "GreaterThanOrEqual")
+@example("v1.0", "1.0", "GreaterThanOrEqual")
+@example("1.0", "1.0.0", "GreaterThanOrEqual")
+@given(
+    VERSION_LIKE | st.sampled_from(["1.0.0", "v1.0", "1", "1.0.0-rc1", "bad.."]),
+    VERSION_LIKE,
+    st.sampled_from([None, "Equal", "GreaterThan", "GreaterThanOrEqual", "X"]),
+)
+def test_a_plain_entry_version_is_matched_as_the_parsed_one_is(model, entry, operator):
+    """A plain entry version is compared without building it: as both parsed compare."""
+    from app.selection.values import versions
+
+    parsed = versions.parse_version(model)
+    expected = parsed is not None and versions._match_parsed(
+        parsed, versions.parse_version(entry), operator
+    )
+    assert versions._versions_match(model, entry, operator) is expected

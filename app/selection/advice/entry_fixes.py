@@ -70,34 +70,37 @@ def version_accepting(model_version: str, operator: str | None) -> str | None:
 
 
 def _version(
-    label: str, what: str, model: ModelRef, entry: EntryRef | None, strict: bool
+    label: str, what: str, model: ModelRef, entry: EntryRef | None, strict: bool, at: int | None
 ) -> list[Fix]:
     """The version of ``what`` (modelFormat / modelFramework) agreeing with the model's:
     ``strict`` (§3.1) needs both set and matching or both absent; the score (§4) only minds
     two set versions that do not match."""
-    field = f"{what}.version"
-    have = None if entry is None else entry.version
-    operator = None if entry is None else entry.operator
-    if model.version is None or have is None:
-        if not strict or model.version == have:
+    version = model.version
+    have, operator = (None, None) if entry is None else (entry.version, entry.operator)
+    if version is None or have is None:
+        if not strict or version == have:
             return []
-        if model.version is None:
-            return [Change(label, field, None)]
-    elif versions_match(model.version, have, operator):
+        if version is None:
+            return [Change(label, _VERSION[what], None, at)]
+    elif versions_match(version, have, operator):
         return []
-    value = version_accepting(model.version, operator)
+    value = version_accepting(version, operator)
     if value is not None:
-        return [Change(label, field, value)]
+        return [Change(label, _VERSION[what], value, at)]
     if not strict:
-        return [Change(label, field, None)]  # the score does not read one version alone
-    if parse_version(model.version) is None:
+        return [Change(label, _VERSION[what], None, at)]  # the score reads no version alone
+    if parse_version(version) is None:
         why = (
-            f"the model's {what}.version {model.version} does not parse as OME reads versions, "
+            f"the model's {what}.version {version} does not parse as OME reads versions, "
             "so no entry version matches it"
         )
         return [Blocker(label, why)]
     # GreaterThan above the largest version: Equal (no operator) takes the model's own.
-    return [Change(label, f"{what}.operator", None), Change(label, field, model.version)]
+    return [Change(label, f"{what}.operator", None, at), Change(label, _VERSION[what], version, at)]
+
+
+_NAME = {FORMAT: f"{FORMAT}.name", FRAMEWORK: f"{FRAMEWORK}.name"}
+_VERSION = {FORMAT: f"{FORMAT}.version", FRAMEWORK: f"{FRAMEWORK}.version"}
 
 
 def _reference(
@@ -106,42 +109,44 @@ def _reference(
     model: ModelRef | None,
     entry: EntryRef | None,
     strict: bool,
+    at: int | None,
 ) -> list[Fix]:
     """modelFormat or modelFramework: name, then version (labels: name, version, presence)."""
     name_label, version_label, presence_label = labels
     if model is None:
-        return [] if entry is None else [Change(presence_label, what, None)]
+        return [] if entry is None else [Change(presence_label, what, None, at)]
+    fixes = _version(version_label, what, model, entry, strict, at)
     if entry is None or entry.name != model.name:
         label = presence_label if entry is None else name_label
-        fixes: list[Fix] = [Change(label, f"{what}.name", model.name)]
-        return fixes + _version(version_label, what, model, entry, strict)
-    return _version(version_label, what, model, entry, strict)
+        fixes.insert(0, Change(label, _NAME[what], model.name, at))
+    return fixes
 
 
-def _provider(model: Model, entry: Entry, provider: str, label: str) -> list[Fix]:
+def _provider(model: Model, entry: Entry, provider: str, label: str, at: int | None) -> list[Fix]:
     if supports_cache_provider(model, entry, provider):
         return []
     if provider == "":
         return [Blocker(label, NO_PROVIDER)]
-    return [Change(label, CACHE_PROVIDERS, (*(entry.cache_providers or ()), provider))]
+    return [Change(label, CACHE_PROVIDERS, (*(entry.cache_providers or ()), provider), at)]
 
 
-def entry_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:
-    """What makes ``entry`` match ``model`` (§3.1), in the order of §3.2's parts."""
-    fixes = _provider(model, entry, provider, LABEL_PROVIDER)
-    if diffusion_mismatch(model.diffusion, entry.diffusion) is not None:
+_FORMAT_LABELS = (LABEL_FORMAT_NAME, LABEL_FORMAT_VERSION, LABEL_FORMAT_NAME)
+_FRAMEWORK_LABELS = (LABEL_FRAMEWORK_NAME, LABEL_FRAMEWORK_VERSION, LABEL_FRAMEWORK)
+
+
+def entry_fixes(model: Model, entry: Entry, provider: str, at: int | None = None) -> list[Fix]:
+    """What makes ``entry`` match ``model`` (§3.1), in the order of §3.2's parts; ``at``: the
+    entry's index, which its changes name (None: no index)."""
+    fixes = _provider(model, entry, provider, LABEL_PROVIDER, at) if model.is_sharded else []
+    if entry.diffusion is not None and diffusion_mismatch(model.diffusion, entry.diffusion):
         # The entry's pipeline requirement goes: an entry without one matches any model (§12).
-        fixes.append(Change(LABEL_DIFFUSION, DIFFUSION, None))
-    for label, field, wanted, have in (
-        (LABEL_ARCHITECTURE, ARCHITECTURE, model.architecture, entry.architecture),
-        (LABEL_QUANTIZATION, QUANTIZATION, model.quantization, entry.quantization),
-    ):
-        if wanted != have:
-            fixes.append(Change(label, field, wanted))
-    format_labels = (LABEL_FORMAT_NAME, LABEL_FORMAT_VERSION, LABEL_FORMAT_NAME)
-    fixes += _reference(format_labels, FORMAT, model_format(model), entry.format, True)
-    framework_labels = (LABEL_FRAMEWORK_NAME, LABEL_FRAMEWORK_VERSION, LABEL_FRAMEWORK)
-    fixes += _reference(framework_labels, FRAMEWORK, model.framework, entry.framework, True)
+        fixes.append(Change(LABEL_DIFFUSION, DIFFUSION, None, at))
+    if entry.architecture != model.architecture:
+        fixes.append(Change(LABEL_ARCHITECTURE, ARCHITECTURE, model.architecture, at))
+    if entry.quantization != model.quantization:
+        fixes.append(Change(LABEL_QUANTIZATION, QUANTIZATION, model.quantization, at))
+    fixes += _reference(_FORMAT_LABELS, FORMAT, model_format(model), entry.format, True, at)
+    fixes += _reference(_FRAMEWORK_LABELS, FRAMEWORK, model.framework, entry.framework, True, at)
     return fixes
 
 
@@ -149,10 +154,10 @@ def score_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:
     """What makes ``entry``'s score (§4) above 0; architecture, quantization, diffusion and
     size play no part there."""
     labels = (LABEL_SCORE,) * 3
-    fixes = _provider(model, entry, provider, LABEL_SCORE)
+    fixes = _provider(model, entry, provider, LABEL_SCORE, None)
     if entry.format is not None:
-        fixes += _reference(labels, FORMAT, model_format(model), entry.format, False)
-    fixes += _reference(labels, FRAMEWORK, model.framework, entry.framework, False)
+        fixes += _reference(labels, FORMAT, model_format(model), entry.format, False, None)
+    fixes += _reference(labels, FRAMEWORK, model.framework, entry.framework, False, None)
     if any(isinstance(fix, Blocker) for fix in fixes):
         return fixes
     changed = apply_to_entry(entry, [fix for fix in fixes if isinstance(fix, Change)])
@@ -169,9 +174,16 @@ def score_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:
 def _weight(entry: Entry) -> Change:
     """A negative weight pulls the score to 0 or below: the format's weight (else the
     framework's) that makes it 1 per unit of priority or more."""
-    if entry.format is not None:
+    framework = entry.framework
+    return weight_fix(entry.format is not None, None if framework is None else framework.weight)
+
+
+def weight_fix(has_format: bool, framework_weight: int | None) -> Change:
+    """``_weight`` of an entry that has a format or not, and a framework of that weight (None:
+    no framework)."""
+    if has_format:
         framework = 0
-        if entry.framework is not None:
-            framework = entry.framework.weight or ZERO_FRAMEWORK_WEIGHT
+        if framework_weight is not None:
+            framework = framework_weight or ZERO_FRAMEWORK_WEIGHT
         return Change(LABEL_SCORE, f"{FORMAT}.weight", max(1, 1 - framework))
     return Change(LABEL_SCORE, f"{FRAMEWORK}.weight", 1)  # the framework alone is scored

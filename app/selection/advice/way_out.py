@@ -10,8 +10,9 @@ equals, the entry that comes first. docs/behaviours.md says what else is chosen 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..ranking import (
     CHECK_ACCELERATOR,
@@ -47,9 +48,9 @@ from .changes import (
     SIZE_MAX,
     SIZE_MIN,
     Change,
-    apply_to_entry,
 )
 from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
+from .fix_counts import FixCounts
 
 ROWS_PER_CHECK = 8  # a row's way out costs tens of microseconds per entry
 
@@ -114,24 +115,71 @@ def _size_fixes(checks: RuntimeChecks, runtime: Runtime) -> list[Change]:
     return fixes
 
 
+RuntimeFixes = tuple[tuple[Change, ...], tuple[Change, ...]]  # before the entry's, after
+
+
 class _EntryMemo:
     """The request's per-entry memo (entry_memo.py, shared with the ranking's checks) with what
-    a way out adds: the fixes of an entry and of its score."""
+    a way out adds: the fixes of an entry and of its score, and their floors."""
 
     def __init__(self, checks: RuntimeChecks):
         self.memo = checks.entries
         self.matches = self.memo.matches
         self.score = self.memo.score
+        counts = FixCounts(checks.model, checks.provider)
+        self.fix_floor, self.fix_rest = counts.floor, counts.rest
+        self.score_fix_floor, self.score_count = counts.score_floor, counts.score_count
+        self.scores_once_matched = counts.scores_once_matched
+        self.matched_score_fixes = counts.matched_score_fixes
+        self._runtime_fixes: dict[tuple[object, ...], RuntimeFixes] = {}
 
-    def fixes(self, entry: Entry) -> list[Fix]:
-        return self.memo.cached("fixes", match_key(entry), entry_fixes, entry)
+    def runtime_fixes(self, checks: RuntimeChecks, runtime: Runtime) -> RuntimeFixes:
+        """``_runtime_fixes`` and ``_size_fixes``, once per distinct value of the fields they
+        read: a catalog's runtimes repeat a few of them."""
+        bounds = runtime.size_range
+        key = (
+            runtime.is_disabled,
+            runtime.accelerator_classes,
+            runtime.engine_mode_annotation,
+            runtime.decoder_mode_annotation,
+            None if bounds is None else (bounds.min, bounds.max),
+        )
+        found = self._runtime_fixes.get(key)
+        if found is None:
+            found = self._runtime_fixes[key] = (
+                tuple(_runtime_fixes(checks, runtime)),
+                tuple(_size_fixes(checks, runtime)),
+            )
+        return found
+
+    def fixes(self, entry: Entry, index: int) -> list[Fix]:
+        """``entry_fixes`` of entry ``index``, its changes naming it."""
+        key = match_key(entry)
+        return self.memo.cached("fixes", key and (*key, index), entry_fixes, entry, index)
 
     def score_fixes(self, entry: Entry) -> list[Fix]:
         return self.memo.cached("score_fixes", score_key(entry), score_fixes, entry)
 
 
-def _applied(entry: Entry, fixes: Sequence[Fix]) -> Entry:
-    return apply_to_entry(entry, [fix for fix in fixes if isinstance(fix, Change)])
+K = TypeVar("K", bound=tuple[object, ...])
+
+
+def _least(
+    floors: list[tuple[K, int]], exact: Callable[[int], K], best: tuple[K, int] | None = None
+) -> tuple[K, int] | None:
+    """The least ``(exact(i), i)``, given ``(floor, i)`` with ``floor <= exact(i)`` for every
+    entry ``i``, and the best known already, if any: the entries in the order of their floors,
+    until a floor is past the best found (all after it are past it too). Way outs are the
+    fewest changes; most entries of a ``No`` row are far from the fewest, and what tells how
+    far exactly (their versions, parsed) is then never worked out."""
+    floors.sort()
+    for floor in checked(floors, every=64):
+        if best is not None and floor > best:
+            break
+        candidate = (exact(floor[1]), floor[1])
+        if best is None or candidate < best:
+            best = candidate
+    return best
 
 
 def _with_index(fixes: Sequence[Fix], index: int) -> list[Change]:
@@ -142,120 +190,152 @@ def _with_index(fixes: Sequence[Fix], index: int) -> list[Change]:
 
 class _Eligibility:
     """Checks 6 and 7 over the entries, once per runtime: which entry to change so that some
-    entry has ``autoSelect: true`` and the score is above 0, whichever entry check 4 changes."""
+    entry has ``autoSelect: true`` and the score is above 0, whichever entry check 4 changes.
+    Each entry's score and score fixes are worked out only when the answer depends on them."""
+
+    __slots__ = ("_has_autoselect", "entries", "memo")
 
     def __init__(self, memo: _EntryMemo, entries: tuple[Entry, ...]):
         self.memo = memo
         self.entries = entries
-        self.has_autoselect = any(entry.auto_select is True for entry in entries)
-        # The best two (score, -index) of the eligible entries, so that the score with one
-        # entry changed is known without scoring the others again.
-        self.scores = sorted(
-            (
-                (memo.score(entry), -index)
-                for index, entry in enumerate(entries)
-                if entry.auto_select is not False
-            ),
-            reverse=True,
-        )[:2]
-        self._cheapest: list[tuple[int, int]] | None = None
+        self._has_autoselect: bool | None = None
 
     @property
-    def cheapest(self) -> list[tuple[int, int]]:
-        """(changes, index) of the two entries with the cheapest way to a positive score;
-        computed only when the score needs one."""
-        if self._cheapest is None:
-            self._cheapest = sorted(
-                (cost, index)
-                for index, entry in enumerate(checked(self.entries, every=64))
-                if (cost := self._cost(entry)) is not None
-            )[:2]
-        return self._cheapest
+    def has_autoselect(self) -> bool:
+        if self._has_autoselect is None:
+            self._has_autoselect = any(entry.auto_select is True for entry in self.entries)
+        return self._has_autoselect
+
+    def _scores_elsewhere(self, index: int | None) -> bool:
+        """Whether an entry other than ``index``, not opted out, scores above 0."""
+        score = self.memo.score
+        return any(
+            score(entry) > 0
+            for other, entry in enumerate(checked(self.entries, every=64))
+            if other != index and entry.auto_select is not False
+        )
+
+    def _needs_autoselect(self, entry: Entry) -> bool:
+        return entry.auto_select is False or (
+            not self.has_autoselect and entry.auto_select is not True
+        )
 
     def _score_changes(self, entry: Entry, index: int) -> list[Change] | None:
         fixes = self.memo.score_fixes(entry)
         if any(isinstance(fix, Blocker) for fix in fixes):
             return None
         changes = _with_index(fixes, index)
-        if entry.auto_select is False or (
-            not self.has_autoselect and entry.auto_select is not True
-        ):
+        if self._needs_autoselect(entry):
             changes.append(Change(LABEL_AUTOSELECT, AUTO_SELECT, True, index))
         return changes
 
-    def _cost(self, entry: Entry) -> int | None:
-        changes = self._score_changes(entry, 0)
-        return None if changes is None else len(changes)
+    def _cost(self, index: int) -> tuple[int]:
+        """How many changes ``_score_changes`` gives, counted without making them (an entry
+        whose score fixes hold a blocker has no floor either, and is never asked)."""
+        entry = self.entries[index]
+        count = self.memo.score_count(entry)
+        assert count is not None
+        return (count + self._needs_autoselect(entry),)
 
-    def changes(self, index: int | None, changed: Entry | None, first_match: int) -> list[Change]:
-        """What checks 6 and 7 need once entry ``index`` reads ``changed`` (None: no entry
-        changed) and ``first_match`` is the first matching entry."""
-        others = [score for score, minus in self.scores if -minus != index]
-        if changed is not None and changed.auto_select is not False:
-            others.append(self.memo.score(changed))
-        if max(others, default=0) > 0:
+    def _cheapest(self, index: int | None, own: tuple[int] | None) -> int:
+        """The entry with the cheapest way to a positive score: ``index`` at the cost ``own``
+        (None: no entry changed), or another entry, made as it is."""
+        floors = []
+        for other, entry in enumerate(checked(self.entries, every=64)):
+            floor = self.memo.score_fix_floor(entry)
+            if other != index and floor is not None:
+                floors.append(((floor + self._needs_autoselect(entry),), other))
+        seed = None if own is None or index is None else (own, index)
+        best = _least(floors, self._cost, seed)
+        assert best is not None  # the entry check 4 matches has every field the score reads agree
+        return best[1]
+
+    def changes(self, first_match: int, index: int | None = None) -> list[Change]:
+        """What checks 6 and 7 need once entry ``index`` has the changes of its
+        ``entry_fixes`` made (None: no entry changed); ``first_match`` is the first matching
+        entry. Each is a ``LABEL_AUTOSELECT`` or ``LABEL_SCORE`` change."""
+        entry = None if index is None else self.entries[index]
+        # Matching once changed, the entry's score needs no fix but its weight's.
+        scores = entry is not None and self.memo.scores_once_matched(entry)
+        eligible = entry is not None and entry.auto_select is not False
+        if (scores and eligible) or self._scores_elsewhere(index):
             if self.has_autoselect:
                 return []
             # As toWin does for check 6 (§19): autoSelect on the first matching entry.
             return [Change(LABEL_AUTOSELECT, AUTO_SELECT, True, first_match)]
-        options: list[tuple[int, int, list[Change]]] = []
-        for cost, other in self.cheapest:
-            if other != index:
-                options.append((cost, other, []))
-        if index is not None and changed is not None:
-            own = self._score_changes(changed, index)
-            if own is not None:
-                options.append((len(own), index, own))
-        # Always one: the entry check 4 matches has every field the score reads agree.
-        cost, chosen, own = min(options, key=lambda option: option[:2])
-        if chosen == index:
-            return own
-        return self._score_changes(self.entries[chosen], chosen) or []
+        own = None
+        if entry is not None:
+            own = (int(not scores) + self._needs_autoselect(entry),)
+        chosen = self._cheapest(index, own)
+        if chosen != index or entry is None:
+            return self._score_changes(self.entries[chosen], chosen) or []
+        changes = _with_index(self.memo.matched_score_fixes(entry), chosen)
+        if self._needs_autoselect(entry):
+            changes.append(Change(LABEL_AUTOSELECT, AUTO_SELECT, True, chosen))
+        return changes
 
 
-def _entry_plan(memo: _EntryMemo, runtime: Runtime) -> tuple[str, list[Change] | str]:
+Plan = tuple[list[Change], list[Change]] | str
+
+
+def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, list[Fix]]:
+    """The entry with the fewest ``entry_fixes`` (the first of equals), and them. The entry
+    of the lowest floor is worked out whole (it is the one most often chosen); the others
+    only counted, while their floor could still beat the best."""
+    fix_floor = memo.fix_floor
+    floors = sorted([(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))])
+    index = floors[0][1]
+    fixes = memo.fixes(entries[index], index)
+    best = ((any(isinstance(fix, Blocker) for fix in fixes), len(fixes)), index)
+    for floor in checked(floors[1:], every=64):
+        if floor > best:
+            break
+        (blocked, count), other = floor
+        rest_blocked, rest = memo.fix_rest(entries[other])
+        best = min(best, ((blocked or rest_blocked, count + rest), other))
+    if best[1] == index:
+        return index, fixes
+    return best[1], memo.fixes(entries[best[1]], best[1])
+
+
+def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[str, Plan]:
     """Checks 4, 6 and 7: the reason group of check 4, and the entry changes with the fewest
-    changes (or why none can)."""
+    changes, those of check 4 and those of checks 6 and 7 apart (or why none can).
+    ``unmatched``: the ranking found no entry matching."""
     entries = runtime.entries
     if not entries:
         return LABEL_NO_FORMATS, NO_ENTRIES
-    matching = [i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)]
-    eligibility = _Eligibility(memo, entries)
-    if matching:
-        return "", eligibility.changes(None, None, matching[0])
-    best: tuple[tuple[bool, int, int], str, list[Fix], int] | None = None
-    for index, entry in enumerate(checked(entries, every=64)):
-        fixes = memo.fixes(entry)
-        blocked = any(isinstance(fix, Blocker) for fix in fixes)
-        rank = (blocked, len(fixes), index)
-        if best is None or rank < best[0]:
-            best = (rank, fixes[0].check, fixes, index)
-    assert best is not None  # entries is not empty
-    (blocked, _, index), label, fixes, _ = best
-    if blocked:
-        blocker = next(fix for fix in fixes if isinstance(fix, Blocker))
+    if not unmatched:
+        first = next((i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)), None)
+        if first is not None:
+            return "", ([], _Eligibility(memo, entries).changes(first))
+    index, fixes = (0, memo.fixes(entries[0], 0)) if len(entries) == 1 else _fewest(memo, entries)
+    label = fixes[0].check
+    blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
+    if blocker is not None:
         return label, blocker.why
-    changed = _applied(entries[index], fixes)
-    own = _with_index(fixes, index)
-    return label, own + eligibility.changes(index, changed, index)
+    changes = [fix for fix in fixes if isinstance(fix, Change)]  # no Blocker: none is there
+    return label, (changes, _Eligibility(memo, entries).changes(index, index))
 
 
 def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
     """The way out of a ``No`` row; None for a ``Yes`` row. Each entry's answers come from
     the request's memo, which ``checks`` holds: every row of a ranking shares it."""
+    return _way_out(_EntryMemo(checks), checks, row)
+
+
+def _way_out(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
     if row.compatible:
         return None
     runtime = row.runtime
-    label, plan = _entry_plan(_EntryMemo(checks), runtime)
+    label, plan = _entry_plan(memo, runtime, row.failed_check == CHECK_FORMAT)
     if row.failed_check != CHECK_FORMAT:
         label = _row_label(checks, row)
     if isinstance(plan, str):
         return WayOut(label, None, plan)
-    early = _runtime_fixes(checks, runtime)
-    entry_changes = [c for c in plan if c.check not in (LABEL_AUTOSELECT, LABEL_SCORE)]
-    late = [c for c in plan if c.check in (LABEL_AUTOSELECT, LABEL_SCORE)]
-    changes = (*early, *entry_changes, *_size_fixes(checks, runtime), *late)
-    return WayOut(label, changes)
+    entry_changes, late = plan
+    early, sizes = memo.runtime_fixes(checks, runtime)
+    return WayOut(label, (*early, *entry_changes, *sizes, *late))
 
 
 def _row_label(checks: RuntimeChecks, row: RuntimeRow) -> str:
@@ -280,7 +360,8 @@ def way_outs(ranking: Ranking) -> tuple[WayOut | None, ...]:
     checks = ranking.checks
     if checks is None:  # a model that is not Ready: no row
         return (None,) * len(ranking.rows)
-    return tuple(way_out(checks, row) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
+    memo = _EntryMemo(checks)
+    return tuple(_way_out(memo, checks, row) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
 
 
 def _unique(labels: list[str]) -> list[str]:

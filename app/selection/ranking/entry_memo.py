@@ -56,18 +56,20 @@ class EntryMemo:
         self,
         table: str,
         key: Key | None,
-        compute: Callable[[Model, Entry, str], T],
+        compute: Callable[..., T],
         entry: Entry,
+        *more: object,
     ) -> T:
-        """``compute(model, entry, provider)``, once per ``key`` in ``table``."""
+        """``compute(model, entry, provider, *more)``, once per ``key`` in ``table`` (``key``
+        holds what ``more`` says, if anything)."""
         if key is None:
-            return compute(self.model, entry, self.provider)
+            return compute(self.model, entry, self.provider, *more)
         values = self._tables.get(table)
         if values is None:
             values = self._tables[table] = {}
         found = values.get(key)
         if found is None:
-            found = values[key] = compute(self.model, entry, self.provider)
+            found = values[key] = compute(self.model, entry, self.provider, *more)
             self._alive.append(entry)
         return found
 

@@ -7,10 +7,12 @@ list sorting first, and an absent list sorts before any present one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .bounds import MAX_VALUE_CHARS, parse_go_int
+from .frozen import quick_init
 
 EQUAL = "Equal"
 GREATER_THAN = "GreaterThan"
@@ -21,6 +23,7 @@ KNOWN_OPERATORS = (EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL)
 SortKey = tuple[int, int, int, tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Version:
     major: int
@@ -76,7 +79,22 @@ def _parse_version_cached(text: str) -> Version | None:
     return _parse_version(text)
 
 
+# The plain versions almost every manifest writes (``1``, ``v4.45``, ``1.0.0``): what the parser
+# below gives them, read by one match. Up to 19 digits a number: always within a uint64.
+_NUMBER = "(0|[1-9][0-9]{0,18})"
+_PLAIN = re.compile(rf"(v?){_NUMBER}(?:\.{_NUMBER}(?:\.{_NUMBER})?)?")
+
+
 def _parse_version(text: str) -> Version | None:
+    plain = _PLAIN.fullmatch(text)
+    if plain is not None:
+        prefix, major, minor, patch = plain.groups()
+        precision = 1 if minor is None else 2 if patch is None else 3
+        return Version(int(major), int(minor or 0), int(patch or 0), precision, prefix)
+    return _parse_any(text)
+
+
+def _parse_any(text: str) -> Version | None:
     # A version longer than any the schemas take (rules §17) is not parsed: only an object
     # stored before that bound can bring one here, and its lists (an item per dot, built again
     # for every entry that reads it) would cost a request far more than the string itself.
@@ -135,8 +153,36 @@ def _versions_match_cached(model_version: str, entry_version: str, operator: str
 
 def _versions_match(model_version: str, entry_version: str, operator: str | None) -> bool:
     model = parse_version(model_version)
-    entry = parse_version(entry_version)
-    if model is None or entry is None:
+    plain = _PLAIN.fullmatch(entry_version)
+    if plain is not None:
+        return _plain_accepts(model, plain, operator)
+    return model is not None and _match_parsed(model, parse_version(entry_version), operator)
+
+
+def _plain_accepts(model: Version | None, plain: re.Match[str], operator: str | None) -> bool:
+    """A plain entry version (most of them: where a catalog's entries each carry their own,
+    each is met once), compared as ``_match_parsed`` compares it once parsed, without parsing
+    it into a ``Version``."""
+    if model is None:
+        return False
+    prefix, major, minor, patch = plain.groups()
+    numbers = (int(major), int(minor or 0), int(patch or 0))
+    wanted = (model.major, model.minor, model.patch)
+    op = EQUAL if operator is None else operator
+    if op == EQUAL or not model.is_plain:
+        return model.is_plain and numbers == wanted
+    precision = 1 if minor is None else 2 if patch is None else 3
+    if precision != model.precision or prefix != model.prefix:
+        return False
+    if op == GREATER_THAN:
+        return numbers > wanted
+    if op == GREATER_THAN_OR_EQUAL:
+        return numbers >= wanted
+    return numbers == wanted
+
+
+def _match_parsed(model: Version, entry: Version | None, operator: str | None) -> bool:
+    if entry is None:
         return False
     op = EQUAL if operator is None else operator
     if op == EQUAL or not (model.is_plain and entry.is_plain):
