@@ -4,7 +4,6 @@ OME's repository at the commit in ``openapi/COMMIT``, with ``additions``), and t
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -74,8 +73,8 @@ class KindSchema:
 @cache
 def kind_schema(kind: str) -> KindSchema:
     """The schema of ``kind``, read once per process."""
-    served = json.loads((OPENAPI / f"ome.io_{PLURALS[kind]}.json").read_text())
-    schema = copy.deepcopy(served["schema"])
+    served = json.loads((OPENAPI / f"ome.io_{PLURALS[kind]}.json").read_bytes())
+    schema = served["schema"]  # read for this kind alone: changed in place
     schema["properties"]["metadata"] = OBJECT_META
     lay_over(kind, schema)
     return KindSchema(
