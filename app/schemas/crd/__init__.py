@@ -4,8 +4,10 @@ schema does not know is an unknown field), then the schema's validation (require
 types, enums, minimums, patterns), in the API server's words.
 
 The schemas are OME's own (``schemas.py``), checked by ``jsonschema`` (draft 4, the dialect of
-OpenAPI v3 schemas); this module only walks the structure for unknown fields, drops the nulls
-the API server drops, and writes the library's findings as the API server writes them.
+OpenAPI v3 schemas), whose errors are the answer; ``jsonschema-rs`` first says whether there are
+any, about a hundred times faster, so a valid document never reaches it. This module only walks
+the structure for unknown fields, drops the nulls the API server drops, and writes the library's
+findings as the API server writes them.
 Linear in the size of the object; the recursion is bounded by the decoders' depth limit.
 """
 
@@ -13,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
-
-from jsonschema import ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from app.selection.values import checkpoint, go_quote
 
 from .schemas import PLURALS, kind_schema
+
+if TYPE_CHECKING:  # jsonschema is imported when a document has errors to describe
+    from jsonschema import ValidationError
 
 KINDS = frozenset(PLURALS)
 UNKNOWN_FIELD, REQUIRED, UNSUPPORTED, INVALID = "UnknownField", "Required", "Unsupported", "Invalid"
@@ -56,7 +59,11 @@ def refusals(manifest: dict[str, Any]) -> tuple[Refusal, ...]:
     decoded = _without_nulls(schema.schema, manifest)
     if schema.status_subresource:
         decoded.pop("status", None)  # a create resets it
-    errors = _field_errors(schema.validator.iter_errors(decoded), decoded)
+    errors = (
+        []
+        if schema.surely_valid(decoded)
+        else _field_errors(schema.validator.iter_errors(decoded), decoded)
+    )
     if errors:
         name = _name(manifest)
         texts = [text for _, _, text in errors]

@@ -10,9 +10,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft4Validator, validators
+import jsonschema_rs
 
-from .additions import lay_over
+from .additions import additions_of, lay_over
 
 OPENAPI = Path(__file__).parent / "openapi"
 PLURALS = {
@@ -57,29 +57,72 @@ def _integer(checker: Any, value: Any) -> bool:
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
-Validator = validators.extend(
-    Draft4Validator, type_checker=Draft4Validator.TYPE_CHECKER.redefine("integer", _integer)
-)
+@cache
+def validator_class() -> Any:
+    """Draft 4 with kube-openapi's ``integer`` (jsonschema, imported on first use)."""
+    from jsonschema import Draft4Validator, validators
+
+    checker = Draft4Validator.TYPE_CHECKER.redefine("integer", _integer)
+    return validators.extend(Draft4Validator, type_checker=checker)
 
 
 @dataclass(frozen=True)
 class KindSchema:
     kind: str
     schema: dict[str, Any]
-    validator: Any  # a Validator
     status_subresource: bool  # a create then ignores `status` (it is still decoded strictly)
+
+    @property
+    def validator(self) -> Any:
+        """jsonschema's validator of the schema, whose errors are the API server's answer."""
+        return _validator(self.kind)
+
+    def surely_valid(self, document: dict[str, Any]) -> bool:
+        """True when jsonschema-rs finds no error in ``document``; False when it finds one, or
+        cannot read it (a key that is not a string), and jsonschema must say which. It is never
+        more lenient here than jsonschema with kube-openapi's ``integer``: it reads ``1.0`` as
+        no integer, ``$`` as the end of the text alone, and checks no ``format``, as jsonschema
+        does not (tests/schemas/test_crd_fast_path.py holds the two to each other)."""
+        try:
+            return bool(_fast_validator(self.kind).is_valid(document))
+        except (ValueError, TypeError, OverflowError):
+            return False
+
+
+# Each validator is built once per schema: kinds that share one (the two runtimes, whose files
+# and additions are the same) share its validators. Keyed by the id of a schema kept for good.
+_VALIDATORS: dict[int, Any] = {}
+_FAST_VALIDATORS: dict[int, Any] = {}
+
+
+def _validator(kind: str) -> Any:
+    schema = kind_schema(kind).schema
+    if id(schema) not in _VALIDATORS:
+        _VALIDATORS[id(schema)] = validator_class()(schema)
+    return _VALIDATORS[id(schema)]
+
+
+def _fast_validator(kind: str) -> Any:
+    schema = kind_schema(kind).schema
+    if id(schema) not in _FAST_VALIDATORS:
+        _FAST_VALIDATORS[id(schema)] = jsonschema_rs.Draft4Validator(schema, validate_formats=False)
+    return _FAST_VALIDATORS[id(schema)]
 
 
 @cache
 def kind_schema(kind: str) -> KindSchema:
     """The schema of ``kind``, read once per process."""
-    served = json.loads((OPENAPI / f"ome.io_{PLURALS[kind]}.json").read_bytes())
-    schema = served["schema"]  # read for this kind alone: changed in place
+    raw = (OPENAPI / f"ome.io_{PLURALS[kind]}.json").read_bytes()
+    schema, status_subresource = _laid_over(raw, additions_of(kind))
+    return KindSchema(kind, schema, status_subresource)
+
+
+@cache
+def _laid_over(raw: bytes, additions: tuple[int, ...]) -> tuple[dict[str, Any], bool]:
+    """The schema a served CRD file holds, with ``ObjectMeta`` and ``additions``; one for every
+    kind of the same file contents and additions."""
+    served = json.loads(raw)
+    schema = served["schema"]  # read for these alone: changed in place
     schema["properties"]["metadata"] = OBJECT_META
-    lay_over(kind, schema)
-    return KindSchema(
-        kind,
-        schema,
-        Validator(schema),
-        "status" in served["subresources"],
-    )
+    lay_over(additions, schema)
+    return schema, "status" in served["subresources"]
