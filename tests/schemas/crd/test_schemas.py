@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from app.schemas.crd.schemas import kind_schema
 from bench.manifests import model_manifest, runtime_manifest
-from tests.builders import entry, isvc_doc, model_doc, runtime_doc
+from tests.builders import entry, isvc_doc, json_paths, model_doc, runtime_doc
 from tests.cli.support import ROOT
 
 BASES = [
@@ -45,16 +45,6 @@ ODD_VALUES = [
 ]  # fmt: skip
 
 
-def paths_of(value, path=()):
-    yield path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from paths_of(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from paths_of(item, (*path, index))
-
-
 def mutated(document, path, value):
     copied = copy.deepcopy(document)
     if not path:
@@ -72,7 +62,7 @@ def documents(draw):
     value under a new or existing key of a mapping."""
     document = draw(st.sampled_from(BASES))
     for _ in range(draw(st.integers(0, 3))):
-        paths = [path for path in paths_of(document) if path and path[0] != "kind"]
+        paths = [path for path in json_paths(document) if path and path[0] != "kind"]
         path = draw(st.sampled_from(paths))
         value = draw(st.sampled_from(ODD_VALUES))
         if draw(st.booleans()):
