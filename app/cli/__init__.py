@@ -8,7 +8,11 @@ marshmallow or the rules (tests/cli/test_cli_startup.py).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
+import os
+import sys
 
 import click
 
@@ -75,4 +79,22 @@ def cli() -> None:
 
 
 def main() -> None:
-    cli.main(prog_name="ome-ranker")
+    """The ``ome-ranker`` console script (and ``python -m app.cli``). A command lives as long as
+    its answer takes: the cyclic collector stays off (what it would find goes with the process,
+    and its passes over the modules and CRD schemas just loaded cost a local lint ~7 % of its
+    time), and the process ends once its output is flushed, without the interpreter's teardown,
+    which frees every object one by one (another ~7 %)."""
+    gc.disable()
+    code: object = 0
+    try:
+        cli.main(prog_name="ome-ranker")
+    except SystemExit as stop:  # click's main always ends with one
+        code = stop.code
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        # a reader that went away (| head) or a closed stream: nothing more can be written
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code if isinstance(code, int) else 0)

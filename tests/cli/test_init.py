@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import COMMANDS, cli
+from bench.repository import write_repository
 from tests.cli.support import ROOT, invoke, write_tree
 
 HEAVY = ("flask", "werkzeug", "redis", "redis.asyncio", "marshmallow", "jsonschema")
@@ -25,10 +26,9 @@ def loaded_after(*args: str) -> dict:
     exit code."""
     script = (
         "import json, sys\n"
-        "from app.cli import main\n"
-        f"sys.argv = ['ome-ranker', *{list(args)!r}]\n"
+        "from app.cli import cli\n"
         "try:\n"
-        "    main()\n"
+        f"    cli.main({list(args)!r}, prog_name='ome-ranker')\n"
         "except SystemExit as stop:\n"
         "    code = stop.code\n"
         "print(json.dumps({'modules': sorted(sys.modules), 'code': code}), file=sys.stderr)\n"
@@ -79,3 +79,38 @@ def test_an_unknown_command_is_a_usage_error():
     result = invoke("lnit")
     assert result.exit_code == 2
     assert "No such command 'lnit'" in result.stderr
+
+
+def run_command(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        **kwargs,
+    )
+
+
+def test_the_process_ends_with_its_output_written_and_its_exit_code(tmp_path):
+    """``main`` ends the process without the interpreter's teardown: what the command wrote is
+    all there, piped, and the exit code is the command's."""
+    tree = write_tree(tmp_path)
+    linted = run_command("lint", "-R", "-f", str(tree), "--severity", "info", "-o", "json")
+    assert linted.returncode == 1
+    assert json.loads(linted.stdout)["admitted"] is False
+    assert linted.stderr == "error: the manifests would not be admitted\n"
+    assert run_command("--version").stdout == "ome-ranker, version 0.2.0\n"
+    assert run_command("lint").returncode == 2
+    assert run_command("nope").returncode == 2
+
+
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
+    """An answer larger than a pipe holds, to a reader that stops after its first byte."""
+    root = write_repository(tmp_path / "repository", 300)
+    shell = f"{sys.executable} -m app.cli lint -R -f {root} -o json | head -c 1"
+    done = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {shell}"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 1  # the command's own
