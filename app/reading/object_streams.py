@@ -120,12 +120,14 @@ def objects_of(
     stream = ObjectStream(others=others)
     kept: dict[tuple, StoredObject] = {}
     counts: dict[tuple, int] = {}
+    # What the API server refuses of each, judged together (one fast check for the stream).
+    judged = iter(crd.refusals_of([manifest for _, manifest in read]) if strict else ())
     for label, manifest in checked(read, every=8):
         if strict:
             checkpoint()
             key = manifest_key(manifest)
             stream.manifests[key] = manifest
-            refusals = crd.refusals(manifest)
+            refusals = next(judged)
             if refusals:
                 stream.refused[key] = refusals
             else:

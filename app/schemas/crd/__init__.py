@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from app.selection.values import checkpoint, go_quote
 
-from .schemas import PLURALS, kind_schema
+from .schemas import PLURALS, FastCheck, KindSchema, kind_schema
 
 if TYPE_CHECKING:  # jsonschema is imported when a document has errors to describe
     from jsonschema import ValidationError
@@ -41,8 +41,26 @@ class Refusal:
 def refusals(manifest: dict[str, Any]) -> tuple[Refusal, ...]:
     """The API server's refusals of a create of ``manifest`` (one of ``KINDS``), in the order
     fixing them reveals them: its unknown fields, then its schema's errors. Empty: accepted."""
-    kind = str(manifest["kind"])
-    schema = kind_schema(kind)
+    return refusals_of([manifest])[0]
+
+
+def refusals_of(manifests: list[dict[str, Any]]) -> list[tuple[Refusal, ...]]:
+    """``refusals`` of each manifest, judged together: one fast check of every document (its
+    schemas cut down to the fields the manifests hold) before jsonschema describes the errors
+    of those it refuses."""
+    schemas = [kind_schema(str(manifest["kind"])) for manifest in manifests]
+    check = FastCheck(list(zip(schemas, manifests, strict=True)))
+    found = []
+    for schema, manifest in zip(schemas, manifests, strict=True):
+        checkpoint()
+        found.append(_refusals(schema, manifest, check))
+    return found
+
+
+def _refusals(
+    schema: KindSchema, manifest: dict[str, Any], check: FastCheck
+) -> tuple[Refusal, ...]:
+    kind = schema.kind
     found: list[Refusal] = []
     unknown: list[str] = []
     _unknown_fields(schema.schema, manifest, "", unknown)
@@ -61,7 +79,7 @@ def refusals(manifest: dict[str, Any]) -> tuple[Refusal, ...]:
         decoded.pop("status", None)  # a create resets it
     errors = (
         []
-        if schema.surely_valid(decoded)
+        if check.surely_valid(schema, decoded)
         else _field_errors(schema.validator.iter_errors(decoded), decoded)
     )
     if errors:
@@ -249,4 +267,4 @@ def _document_order(
     return tuple(order)
 
 
-__all__ = ["CODES", "KINDS", "Refusal", "refusals"]
+__all__ = ["CODES", "KINDS", "Refusal", "refusals", "refusals_of"]
