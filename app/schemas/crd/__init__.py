@@ -113,14 +113,20 @@ def _unknown_fields(schema: dict[str, Any], value: Any, path: str, out: list[str
             return  # int-or-string, or a type error the validation reports
         for key, item in value.items():
             if key in properties:
-                _unknown_fields(properties[key], item, _child(path, key), out)
+                if isinstance(item, _CONTAINERS):  # a scalar holds no field
+                    _unknown_fields(properties[key], item, _child(path, key), out)
             elif isinstance(additional, dict):
-                _unknown_fields(additional, item, f"{path}[{key}]", out)
+                if isinstance(item, _CONTAINERS):
+                    _unknown_fields(additional, item, f"{path}[{key}]", out)
             elif not keeps:
                 out.append(_child(path, key))
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         for index, item in enumerate(value):
-            _unknown_fields(schema["items"], item, f"{path}[{index}]", out)
+            if isinstance(item, _CONTAINERS):
+                _unknown_fields(schema["items"], item, f"{path}[{index}]", out)
+
+
+_CONTAINERS = (dict, list)
 
 
 def _without_nulls(schema: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
@@ -131,6 +137,9 @@ def _without_nulls(schema: dict[str, Any], value: dict[str, Any]) -> dict[str, A
     kept: dict[str, Any] = {}
     for key, item in value.items():
         if item is None:
+            continue
+        if not isinstance(item, _CONTAINERS):
+            kept[key] = item
             continue
         inner = properties.get(key, additional if isinstance(additional, dict) else None)
         kept[key] = _decoded(inner, item) if inner is not None else item

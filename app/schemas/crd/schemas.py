@@ -126,22 +126,29 @@ class FastCheck:
 
 
 def held_fields(schema: dict[str, Any], value: Any, held: dict[int, set[Any]]) -> None:
-    """Adds the keys ``value`` holds at each node of ``schema`` it reaches to ``held``."""
+    """Adds the keys ``value`` holds at each node of ``schema`` it reaches to ``held``. A
+    scalar holds none, so only mappings and sequences are walked into."""
     if isinstance(value, dict):
         properties = schema.get("properties") or {}
         additional = schema.get("additionalProperties")
         keys = held.setdefault(id(schema), set())
+        keys.update(value)
         for key, item in value.items():
-            keys.add(key)
+            if not isinstance(item, _CONTAINERS):
+                continue
             if key in properties:
                 held_fields(properties[key], item, held)
             elif isinstance(additional, dict):
                 held_fields(additional, item, held)
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         for item in value:
-            held_fields(schema["items"], item, held)
+            if isinstance(item, _CONTAINERS):
+                held_fields(schema["items"], item, held)
     for option in schema.get("anyOf") or ():
         held_fields(option, value, held)
+
+
+_CONTAINERS = (dict, list)
 
 
 def cut_to_held(schema: dict[str, Any], held: dict[int, set[Any]]) -> dict[str, Any]:
