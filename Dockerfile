@@ -1,5 +1,7 @@
-# ome-ranker image: the service under gunicorn, non-root, listening on 0.0.0.0:8080.
-#   docker build -t ome-ranker .   (docker-compose.yml builds it with a Redis beside it)
+# ome-ranker image: the service under gunicorn, non-root, listening on 0.0.0.0:8080, and the
+# `ome-ranker` command (a CI step: docker run --rm -v "$PWD:/src" ome-ranker:0.2.0 ome-ranker
+# lint -R -f /src). Tagged with app/version.py's version, as deploy/kubernetes names it:
+#   docker build -t ome-ranker:0.2.0 .   (docker-compose.yml builds it with a Redis beside it)
 # Two stages: the build stage's pip and its caches never reach the image; only the virtualenv
 # with the runtime dependencies (requirements.txt, no dev tools) does.
 

@@ -6,13 +6,20 @@ of the package is in docs/development.md ("Layout").
 
 from __future__ import annotations
 
-from flask import Flask
+from typing import TYPE_CHECKING
 
-from config.settings import Config
+if TYPE_CHECKING:  # the package is imported by everything, the command line too: no Flask here
+    from flask import Flask
+
+    from config.settings import Config
 
 
 def create_app(config: Config | None = None) -> Flask:
     """Build the WSGI application; the only place that wires things together."""
+    from flask import Flask
+
+    from config.settings import Config
+
     # No static folder: the page at / serves its own files under /ui/static (app/web), and
     # Flask's /static/<path> route would be a route the OpenAPI description does not list.
     app = Flask(__name__, static_folder=None)

@@ -28,7 +28,13 @@ from app.schemas.requests import load_rank_request
 from app.selection.ranking import rank_runtimes
 from config.settings import TestConfig
 
-from .manifests import MODEL_NAME, TARGET_NAMESPACE, rank_request_body
+from .manifests import (
+    MODEL_NAME,
+    TARGET_NAMESPACE,
+    inference_services,
+    model_copies,
+    rank_request_body,
+)
 
 YAML_HEADERS = {"Content-Type": "application/yaml"}
 
@@ -41,27 +47,6 @@ def median_ms(action: Callable[[], object], rounds: int) -> float:
         action()
         times.append(time.perf_counter() - started)
     return statistics.median(times) * 1000
-
-
-def inference_services(count: int, models: int) -> list[dict]:
-    return [
-        {
-            "apiVersion": "ome.io/v1beta1",
-            "kind": "InferenceService",
-            "metadata": {"name": f"svc-{i}", "namespace": TARGET_NAMESPACE},
-            "spec": {"model": {"name": f"{MODEL_NAME}-{i % models}"}, "engine": {}},
-        }
-        for i in range(count)
-    ]
-
-
-def model_copies(model: dict, count: int) -> list[dict]:
-    copies = []
-    for i in range(count):
-        copy = json.loads(json.dumps(model))
-        copy["metadata"]["name"] = f"{MODEL_NAME}-{i}"
-        copies.append(copy)
-    return copies
 
 
 def run(runtimes: int, services: int, models: int, rounds: int) -> None:

@@ -230,3 +230,24 @@ def rank_request_body(runtimes: int, *, seed: int = SEED) -> dict[str, Any]:
 def encoded_body(runtimes: int, *, seed: int = SEED) -> bytes:
     """The body as a client sends it (compact JSON, as kubectl/requests would)."""
     return json.dumps(rank_request_body(runtimes, seed=seed), separators=(",", ":")).encode()
+
+
+def inference_services(count: int, models: int) -> list[dict]:
+    return [
+        {
+            "apiVersion": "ome.io/v1beta1",
+            "kind": "InferenceService",
+            "metadata": {"name": f"svc-{i}", "namespace": TARGET_NAMESPACE},
+            "spec": {"model": {"name": f"{MODEL_NAME}-{i % models}"}, "engine": {}},
+        }
+        for i in range(count)
+    ]
+
+
+def model_copies(model: dict, count: int) -> list[dict]:
+    copies = []
+    for i in range(count):
+        copy = json.loads(json.dumps(model))
+        copy["metadata"]["name"] = f"{MODEL_NAME}-{i}"
+        copies.append(copy)
+    return copies

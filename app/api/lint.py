@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
+from app import linting
 from app.http import deadline
 from app.http.access import (
     documents_or_404,
@@ -25,77 +26,28 @@ from app.http.limits import check_answer, check_rankings, objects_within_bounds
 from app.http.query import read_with_query
 from app.http.respond import respond, wanted_output
 from app.reading.object_streams import ObjectStream
-from app.rendering.lint_body import finding_body, lint_text, message_bytes
-from app.rendering.payloads import rendered
-from app.rendering.selections_body import ignored_body
-from app.schemas import crd
+from app.rendering.lint_body import message_bytes
 from app.schemas.catalog_answers import LintSchema
-from app.selection.admission import Admission, Finding, Refusal, admit, planned_admission_rankings
-from app.selection.values import (
-    ACCELERATOR_CLASS,
-    CatalogView,
-    ObjectKey,
-    Runtime,
-    classes_known,
-)
+from app.selection.admission import Admission
+from app.selection.values import CatalogView
 from app.store import ClusterInfo
 
 bp = Blueprint("lint", __name__)
 bp.before_request(stateless_access)
 
 
-def _lint(view: CatalogView, stream: ObjectStream, checked: frozenset[ObjectKey]) -> Admission:
-    full_runners = frozenset(stream.full_runners)
-    planned = planned_admission_rankings(
-        view, checked=checked, full_runners=full_runners, apart=stream.apart
-    )
-    apart_runtimes = sum(isinstance(document, Runtime) for document in stream.apart)
-    check_rankings((planned, len(view.runtimes) + apart_runtimes))
-    invalid = [finding for finding in stream.invalid if _key(finding) not in stream.refused]
-    return admit(
+def _lint(view: CatalogView, stream: ObjectStream) -> Admission:
+    return linting.admission(
         view,
-        invalid=invalid,
-        checked=checked,
-        full_runners=full_runners,
-        manifests=stream.manifests,
-        refused_by_schema={key: _refusals(found) for key, found in stream.refused.items()},
-        accelerator_classes=_classes(view, stream),
-        class_manifests=stream.classes,
-        apart=stream.apart,
+        stream,
+        frozenset(stream.manifests),
+        lambda rankings, runtimes: check_rankings((rankings, runtimes)),
     )
-
-
-def _classes(view: CatalogView, stream: ObjectStream) -> frozenset[str] | None:
-    """The names of the classes the cluster would hold, or None when they are not known (rules
-    §20.8): the stored ones (a cluster's lint) and the body's. A class of the body that the API
-    server refuses counts under its name, as every object the others are judged against does
-    (``admit``), unless it is its name that is refused: a fix keeps the name, and no fix makes
-    a refused name exist."""
-    held = len(view.classes) + any(kind == ACCELERATOR_CLASS for kind, _, _ in stream.manifests)
-    if not classes_known(view.classes_known, held):
-        return None
-    return frozenset(accelerator.name for accelerator in view.classes) | frozenset(stream.classes)
-
-
-def _key(finding: Finding) -> ObjectKey:
-    return (finding.kind or "", finding.namespace or "", finding.name)
-
-
-def _refusals(found: tuple[crd.Refusal, ...]) -> list[Refusal]:
-    return [(refusal.code, refusal.field, refusal.message) for refusal in found]
 
 
 def _answer(admission: Admission, stream: ObjectStream, info: ClusterInfo | None = None):
     check_answer(len(admission.findings), message_bytes(admission))
-    body = {
-        "admitted": admission.admitted,
-        "counts": admission.counts(),
-        "findings": [finding_body(finding) for finding in admission.findings],
-        "ignored": ignored_body(stream.others),
-        "warnings": stream.warnings,
-    }
-    answer = rendered(body, wanted_output(), lambda: lint_text(admission))
-    return respond(answer, info=info, vary=True)
+    return respond(linting.answer(admission, stream, wanted_output()), info=info, vary=True)
 
 
 @bp.post("/v1/lint")
@@ -116,8 +68,7 @@ def lint() -> Response:
     stream = objects_within_bounds(strict=True)
     deadline.check()
     view = read_with_query(CatalogView.of(stream.documents()))
-    checked = frozenset(stream.manifests)
-    return _answer(_lint(view, stream, checked), stream)
+    return _answer(_lint(view, stream), stream)
 
 
 @bp.post("/v1/clusters/<cluster>/lint")
@@ -143,5 +94,4 @@ def lint_cluster(cluster: str) -> Response:
     stream = objects_within_bounds(strict=True)
     deadline.check()
     view = read_with_query(documents.view().laid_over(stream.documents()), settings)
-    checked = frozenset(stream.manifests)
-    return _answer(_lint(view, stream, checked), stream, documents.info)
+    return _answer(_lint(view, stream), stream, documents.info)

@@ -33,6 +33,11 @@ class Sent:
 
     manifests: list[Manifest] = field(default_factory=list)
     lists: dict[str, list[Manifest]] = field(default_factory=dict)
+    # The manifests by kind and name, made on the first ``origin_of``: an answer names every
+    # object, so looking each one up in the list would cost objects × findings.
+    _named: dict[tuple[str | None, str | None], list[Manifest]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def body(self) -> bytes:
         """The objects as a JSON array of manifests (rules §15), each in its stored form."""
@@ -74,10 +79,13 @@ class Sent:
     def origin_of(self, kind: str | None, namespace: str | None, name: str | None) -> str | None:
         """Where the object the answer names starts: the last one of that identity (the one
         the service reads); an object sent without a namespace matches any."""
+        if self._named is None:
+            self._named = {}
+            for manifest in self.manifests:
+                self._named.setdefault((manifest.kind, manifest.name), []).append(manifest)
         found = None
-        for manifest in self.manifests:
-            same_place = namespace is None or manifest.namespace in (namespace, None)
-            if manifest.kind == kind and manifest.name == name and same_place:
+        for manifest in self._named.get((kind, name), ()):
+            if namespace is None or manifest.namespace in (namespace, None):
                 found = manifest.origin
         return found
 

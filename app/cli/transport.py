@@ -1,15 +1,16 @@
 """How the command line asks the HTTP API: the app itself, in this process (the default), or a
-service at ``--server``. Both send the same requests and get the same bytes back."""
+service at ``--server``. Both send the same requests and get the same bytes back.
+
+Each way imports what it uses when it is first used: a local lint loads neither Flask nor
+``urllib``'s client, a ``--server`` command never the app.
+"""
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import ssl
+import sys
 import tempfile
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -71,10 +72,28 @@ def segment(value: str) -> str:
     return quote(value, safe="")
 
 
+# The service's bounds of work, which the API in this process lifts: a command's work is bounded
+# by the files it reads, which are its user's own (docs/cli.md "Local runs"). What the readers
+# bound in every body (a YAML stream's nodes and aliases, nesting, a string's length) stays.
+LIFTED_LIMITS = (
+    "MAX_CONTENT_LENGTH",  # OME_RANKER_MAX_BODY_BYTES
+    "MAX_RUNTIMES",
+    "MAX_RUNTIME_CHECKS",
+    "MAX_ANSWER_BYTES",
+    "MAX_OBJECTS_PER_CLUSTER",
+    "MAX_REQUEST_MEMORY",
+    "WORKER_MEMORY",
+)
+
+
 def local_config(directory: str) -> Config:
     """The service's settings for one command: no Redis, no access control (nothing leaves the
-    process), catalogs in a temporary file, and only errors logged (stderr is the command's)."""
-    config = Config()  # the request limits still come from the environment, as the service's
+    process), catalogs in a temporary file, only errors logged (stderr is the command's), and
+    neither the bounds of work nor the deadline of a request (``LIFTED_LIMITS``)."""
+    config = Config()  # a bad setting in the environment is still an error
+    for name in LIFTED_LIMITS:
+        setattr(config, name, sys.maxsize)
+    config.REQUEST_DEADLINE_SECONDS = None  # type: ignore[assignment]
     config.REDIS_URL = None
     config.REDIS_CLUSTER = False
     config.STORE_PATH = os.path.join(directory, "catalogs.sqlite3")
@@ -85,8 +104,16 @@ def local_config(directory: str) -> Config:
     return config
 
 
+# What the in-process API answers without Flask (``app.linting.local_answer``): the lint of a
+# stream, asked as the command asks it. Anything else goes to ``create_app``'s test client.
+LOCAL_LINT = ("POST", "/v1/lint")
+LOCAL_LINT_QUERY = frozenset({"omeVersion", "modelCacheProvider", "acceleratorClassesKnown"})
+LOCAL_OUTPUTS = {"application/json": "json", "text/plain": "text", "application/yaml": "yaml"}
+
+
 class InProcess:
-    """``create_app`` and its test client: the API without a server or a network."""
+    """The API without a server or a network: ``create_app`` and its test client, built on first
+    use, and ``POST /v1/lint`` answered without them (the same status and bytes)."""
 
     where = "the in-process service"
 
@@ -115,6 +142,10 @@ class InProcess:
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Reply:
+        if (method, path) == LOCAL_LINT:
+            reply = _local_lint(query, body or b"", headers or {})
+            if reply is not None:
+                return reply
         response = self._client().open(
             path, method=method, query_string=list(query), data=body, headers=dict(headers or {})
         )
@@ -130,11 +161,31 @@ class InProcess:
         self._directory.cleanup()
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is answered as it is: following one would turn a POST into a GET."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+def _local_lint(query: Query, body: bytes, headers: Mapping[str, str]) -> Reply | None:
+    """The lint the command asks for, answered by ``app.linting``; None for a request it does
+    not ask (another representation, another parameter), which the app answers."""
+    output = LOCAL_OUTPUTS.get(headers.get("Accept", ""))
+    if output is None or any(name not in LOCAL_LINT_QUERY for name, _ in query):
         return None
+    from app.linting import local_answer
+
+    mimetype = headers.get("Content-Type", "").split(";")[0].strip().lower()
+    answer = local_answer(body, mimetype, query, output)
+    return Reply(
+        answer.status, answer.body, {"content-type": answer.content_type, "vary": "Accept"}
+    )
+
+
+def _no_redirects() -> Any:
+    import urllib.request
+
+    class NoRedirects(urllib.request.HTTPRedirectHandler):
+        """A redirect is answered as it is: following one would turn a POST into a GET."""
+
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    return NoRedirects()
 
 
 class Remote:
@@ -147,7 +198,10 @@ class Remote:
         self.where = server.rstrip("/")
         self._token = token
         self._timeout = timeout
-        handlers: list[Any] = [_NoRedirects()]
+        import ssl
+        import urllib.request
+
+        handlers: list[Any] = [_no_redirects()]
         if parts.scheme == "https":
             try:
                 context = ssl.create_default_context(cafile=ca_file)
@@ -165,6 +219,10 @@ class Remote:
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Reply:
+        import http.client
+        import urllib.error
+        import urllib.request
+
         url = self.where + path + (f"?{urlencode(list(query))}" if query else "")
         sent = {"User-Agent": USER_AGENT, **(headers or {})}
         if self._token:
@@ -199,6 +257,8 @@ def _lower(headers: Any) -> dict[str, str]:
 
 
 def _reason(error: object) -> str:
+    import ssl
+
     if isinstance(error, TimeoutError):
         return "timed out"
     if isinstance(error, ssl.SSLError):

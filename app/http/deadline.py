@@ -38,7 +38,9 @@ def init_app(app: Flask) -> None:
 
 
 def _start_request() -> None:
-    start(current_app.config["REQUEST_DEADLINE_SECONDS"])
+    seconds = current_app.config["REQUEST_DEADLINE_SECONDS"]
+    if seconds is not None:  # None: no deadline (the command line's app, docs/cli.md)
+        start(seconds)
 
 
 def _end_request(_error: BaseException | None) -> None:

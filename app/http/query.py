@@ -11,8 +11,8 @@ from werkzeug.datastructures import MultiDict
 
 from app import errors
 from app.schemas.names import label_problem
-from app.schemas.requests import classes_known_setting, version_problem
-from app.selection.values import DEFAULT_OME_VERSION, CatalogView, length_problem
+from app.schemas.requests import classes_known_setting, provider_refusal, query_settings
+from app.selection.values import CatalogView
 from app.store import ClusterSettings
 
 
@@ -29,11 +29,7 @@ def query_refusal(args: MultiDict[str, str]) -> errors.InvalidDocument | None:
     problem = _namespace_problem(args.getlist("namespace"))
     if problem is not None:
         return errors.InvalidDocument({"namespace": [problem]})
-    for provider in args.getlist("modelCacheProvider"):
-        problem = length_problem(provider)
-        if problem is not None:
-            return errors.InvalidDocument({"modelCacheProvider": [problem]})
-    return None
+    return provider_refusal(args.getlist("modelCacheProvider"))
 
 
 def _namespace_problem(values: Iterable[str]) -> str | None:
@@ -45,20 +41,6 @@ def _namespace_problem(values: Iterable[str]) -> str | None:
     return None
 
 
-def ome_version(default: str = DEFAULT_OME_VERSION) -> str:
-    """``?omeVersion=``, or ``default`` (a cluster's setting); 422 for one that is not a version."""
-    version = request.args.get("omeVersion") or default
-    problem = version_problem(version)
-    if problem is not None:
-        raise errors.InvalidDocument({"omeVersion": [problem]})
-    return version
-
-
-def model_cache_provider(default: str | None = None) -> str | None:
-    """``?modelCacheProvider=``, or ``default`` (a cluster's setting)."""
-    return request.args.get("modelCacheProvider") or default
-
-
 def read_with_query(view: CatalogView, settings: ClusterSettings | None = None) -> CatalogView:
     """``view`` read with the query's ``omeVersion``, ``modelCacheProvider`` and
     ``acceleratorClassesKnown`` (rules §20.8), each defaulting to the cluster's setting (or, for
@@ -66,9 +48,12 @@ def read_with_query(view: CatalogView, settings: ClusterSettings | None = None) 
     settings = settings or ClusterSettings()
     return replace(
         view,
-        ome_version=ome_version(settings.ome_version),
-        model_cache_provider=model_cache_provider(settings.model_cache_provider),
-        classes_known=accelerator_classes_known(settings.accelerator_classes_known),
+        **query_settings(
+            request.args,
+            settings.ome_version,
+            settings.model_cache_provider,
+            settings.accelerator_classes_known,
+        ),
     )
 
 

@@ -134,6 +134,8 @@ def objects_of(
     kept: dict[tuple, StoredObject] = {}
     apart: dict[ObjectKey, Document] = {}
     counts: dict[tuple, int] = {}
+    # What the API server refuses of each, judged together (one fast check for the stream).
+    judged = iter(crd.refusals_of([manifest for _, manifest in read]) if strict else ())
     for label, manifest in checked(read, every=8):
         found = None
         if strict:
@@ -141,7 +143,7 @@ def objects_of(
             found = unmapped(manifest)  # its kind is read: only its apiVersion is wrong
             key = manifest_key(manifest)
             stream.manifests[key] = manifest
-            refusals = crd.refusals(manifest)
+            refusals = next(judged)
             if found is not None:  # kubectl's, before the API server's
                 refusals = (crd.Refusal(found.code, found.field, found.message), *refusals)
             if refusals:

@@ -10,8 +10,6 @@ from typing import Any
 
 import orjson
 
-from .yaml_writer import to_yaml
-
 __all__ = ["counted", "printable", "text_table", "to_json", "to_yaml"]
 
 TABLE_PADDING = 3
@@ -107,3 +105,11 @@ def to_json(body: Any) -> bytes:
 def counted(number: int, noun: str) -> str:
     """``1 error``, ``2 errors``: English plurals of the nouns the answers count."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def to_yaml(value: Any) -> bytes:
+    """``value`` as the service writes YAML (``yaml_writer``, imported on first use: most
+    answers are JSON or text, and a command that prints none loads no YAML writer)."""
+    from .yaml_writer import to_yaml as write
+
+    return write(value)

@@ -4,7 +4,7 @@ documents inside it (422 with full field paths), rules §15."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from marshmallow import Schema, ValidationError
@@ -134,6 +134,45 @@ def version_problem(version: str) -> str | None:
     except InvalidVersion:
         return f"Not a valid version: {version!r}."
     return None
+
+
+def provider_refusal(providers: Iterable[str]) -> InvalidDocument | None:
+    """rules §17: every ``?modelCacheProvider=`` is bounded as every string the rules read; the
+    422 of the first that is not, or None."""
+    for provider in providers:
+        problem = length_problem(provider)
+        if problem is not None:
+            return InvalidDocument({"modelCacheProvider": [problem]})
+    return None
+
+
+def query_ome_version(query: Mapping[str, str], default: str = DEFAULT_OME_VERSION) -> str:
+    """``?omeVersion=``, or ``default`` (a cluster's setting); 422 for one that is not a
+    version."""
+    version = query.get("omeVersion") or default
+    problem = version_problem(version)
+    if problem is not None:
+        raise InvalidDocument({"omeVersion": [problem]})
+    return version
+
+
+def query_settings(
+    query: Mapping[str, str],
+    ome_version: str = DEFAULT_OME_VERSION,
+    model_cache_provider: str | None = None,
+    classes_known: bool | None = None,
+) -> dict[str, Any]:
+    """What a catalog view is read with (``CatalogView``'s fields): the query's ``omeVersion``,
+    ``modelCacheProvider`` and ``acceleratorClassesKnown`` (rules §14, §20.8), each defaulting
+    to the one given (a cluster's setting, else the service's default)."""
+    version = query_ome_version(query, ome_version)
+    provider = query.get("modelCacheProvider") or model_cache_provider
+    known = classes_known_setting({}, query)
+    return {
+        "ome_version": version,
+        "model_cache_provider": provider,
+        "classes_known": classes_known if known is None else known,
+    }
 
 
 def load_rank_request(

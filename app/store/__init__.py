@@ -2,7 +2,8 @@
 shared by the service's processes, and Redis (or Redis Cluster). No Flask here: the routes,
 settings and access control are built on top of it."""
 
-from .base import CatalogStore
+from typing import TYPE_CHECKING, Any
+
 from .records import (
     CLUSTER_SCOPED_KINDS,
     KINDS,
@@ -21,6 +22,20 @@ from .records import (
     StoreUnavailable,
     UnreadableCatalog,
 )
+
+if TYPE_CHECKING:
+    from .base import CatalogStore
+
+
+def __getattr__(name: str) -> Any:
+    """``CatalogStore`` on first use: what reads objects (the command line's lint) needs their
+    records, not the stores, their guard and their codec."""
+    if name == "CatalogStore":
+        from .base import CatalogStore
+
+        return CatalogStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CLUSTER_SCOPED_KINDS",

@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from app.auth import parse_tokens
+from app.version import __version__
 from config.settings import SettingsError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -323,7 +324,7 @@ def test_every_pod_is_locked_down(directory):
 def test_the_service_listens_on_8080_and_answers_its_probes_on_ops(overlay):
     objects = render(f"overlays/{overlay}")
     _, pod, server = service_deployment(objects)
-    assert server["image"] == "ome-ranker:0.1.0"
+    assert server["image"] == f"ome-ranker:{__version__}"
     env = environment(server)
     assert env["OME_RANKER_BIND"]["value"] == "0.0.0.0:8080"
     # The operations listener (/healthz, /readyz, /metrics) that the API's load cannot take.

@@ -4,8 +4,10 @@ schema does not know is an unknown field), then the schema's validation (require
 types, enums, minimums, patterns), in the API server's words.
 
 The schemas are OME's own (``schemas.py``), checked by ``jsonschema`` (draft 4, the dialect of
-OpenAPI v3 schemas); this module only walks the structure for unknown fields, drops the nulls
-the API server drops, and writes the library's findings as the API server writes them.
+OpenAPI v3 schemas), whose errors are the answer; ``jsonschema-rs`` first says whether there are
+any, about a hundred times faster, so a valid document never reaches it. This module only walks
+the structure for unknown fields, drops the nulls the API server drops, and writes the library's
+findings as the API server writes them.
 Linear in the size of the object; the recursion is bounded by the decoders' depth limit.
 """
 
@@ -13,14 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
-
-from jsonschema import ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from app.schemas.names import subdomain_problem
 from app.selection.values import checkpoint, go_quote
 
-from .schemas import PLURALS, kind_schema
+from .schemas import PLURALS, FastCheck, KindSchema, kind_schema
+
+if TYPE_CHECKING:  # jsonschema is imported when a document has errors to describe
+    from jsonschema import ValidationError
 
 KINDS = frozenset(PLURALS)
 UNKNOWN_FIELD, REQUIRED, UNSUPPORTED, INVALID = "UnknownField", "Required", "Unsupported", "Invalid"
@@ -40,8 +43,26 @@ def refusals(manifest: dict[str, Any]) -> tuple[Refusal, ...]:
     """The API server's refusals of a create of ``manifest`` (one of ``KINDS``), in the order
     fixing them reveals them: its unknown fields, then its validation's errors, the object's
     name first (the API server validates the metadata before the schema). Empty: accepted."""
-    kind = str(manifest["kind"])
-    schema = kind_schema(kind)
+    return refusals_of([manifest])[0]
+
+
+def refusals_of(manifests: list[dict[str, Any]]) -> list[tuple[Refusal, ...]]:
+    """``refusals`` of each manifest, judged together: one fast check of every document (its
+    schemas cut down to the fields the manifests hold) before jsonschema describes the errors
+    of those it refuses."""
+    schemas = [kind_schema(str(manifest["kind"])) for manifest in manifests]
+    check = FastCheck(list(zip(schemas, manifests, strict=True)))
+    found = []
+    for schema, manifest in zip(schemas, manifests, strict=True):
+        checkpoint()
+        found.append(_refusals(schema, manifest, check))
+    return found
+
+
+def _refusals(
+    schema: KindSchema, manifest: dict[str, Any], check: FastCheck
+) -> tuple[Refusal, ...]:
+    kind = schema.kind
     found: list[Refusal] = []
     unknown: list[str] = []
     _unknown_fields(schema.schema, manifest, "", unknown)
@@ -60,7 +81,11 @@ def refusals(manifest: dict[str, Any]) -> tuple[Refusal, ...]:
         decoded.pop("status", None)  # a create resets it
     errors = [
         *_name_errors(manifest),
-        *_field_errors(schema.validator.iter_errors(decoded), decoded),
+        *(
+            []
+            if check.surely_valid(schema, decoded)
+            else _field_errors(schema.validator.iter_errors(decoded), decoded)
+        ),
     ]
     if errors:
         name = _name(manifest)
@@ -101,14 +126,20 @@ def _unknown_fields(schema: dict[str, Any], value: Any, path: str, out: list[str
             return  # int-or-string, or a type error the validation reports
         for key, item in value.items():
             if key in properties:
-                _unknown_fields(properties[key], item, _child(path, key), out)
+                if isinstance(item, _CONTAINERS):  # a scalar holds no field
+                    _unknown_fields(properties[key], item, _child(path, key), out)
             elif isinstance(additional, dict):
-                _unknown_fields(additional, item, f"{path}[{key}]", out)
+                if isinstance(item, _CONTAINERS):
+                    _unknown_fields(additional, item, f"{path}[{key}]", out)
             elif not keeps:
                 out.append(_child(path, key))
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         for index, item in enumerate(value):
-            _unknown_fields(schema["items"], item, f"{path}[{index}]", out)
+            if isinstance(item, _CONTAINERS):
+                _unknown_fields(schema["items"], item, f"{path}[{index}]", out)
+
+
+_CONTAINERS = (dict, list)
 
 
 def _without_nulls(schema: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
@@ -119,6 +150,9 @@ def _without_nulls(schema: dict[str, Any], value: dict[str, Any]) -> dict[str, A
     kept: dict[str, Any] = {}
     for key, item in value.items():
         if item is None:
+            continue
+        if not isinstance(item, _CONTAINERS):
+            kept[key] = item
             continue
         inner = properties.get(key, additional if isinstance(additional, dict) else None)
         kept[key] = _decoded(inner, item) if inner is not None else item
@@ -255,4 +289,4 @@ def _document_order(
     return tuple(order)
 
 
-__all__ = ["CODES", "KINDS", "Refusal", "refusals"]
+__all__ = ["CODES", "KINDS", "Refusal", "refusals", "refusals_of"]

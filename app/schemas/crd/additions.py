@@ -59,11 +59,17 @@ ADDITIONS: tuple[tuple[tuple[str, ...], tuple[str, ...], str, dict[str, Any]], .
 )
 
 
-def lay_over(kind: str, schema: dict[str, Any]) -> None:
-    """Adds this kind's fields to ``schema`` (a fresh copy, changed in place)."""
-    for kinds, path, name, addition in ADDITIONS:
-        if kind not in kinds:
-            continue
+def additions_of(kind: str) -> tuple[int, ...]:
+    """This kind's additions, by their place in ``ADDITIONS``: the same for kinds whose Go
+    types are one (the two runtimes, the two models)."""
+    return tuple(index for index, (kinds, *_) in enumerate(ADDITIONS) if kind in kinds)
+
+
+def lay_over(additions: tuple[int, ...], schema: dict[str, Any]) -> None:
+    """Adds ``additions`` (``additions_of`` a kind) to ``schema`` (a fresh copy, changed in
+    place)."""
+    for index in additions:
+        _, path, name, addition = ADDITIONS[index]
         node = schema
         for step in path:
             node = node["items"] if step == "[]" else node["properties"][step]
