@@ -189,7 +189,8 @@ class ObjectNotFound(ApiError):
 
 
 class PreconditionFailed(ApiError):
-    """`If-Match` is not the cluster's current ETag; `generation` is the current one."""
+    """`If-Match` is not the cluster's current ETag, or the `If-None-Match` of a `POST` is;
+    `generation` is the current one."""
 
     status, code = 412, "PreconditionFailed"
 

@@ -70,7 +70,15 @@ BY_NAME_ERRORS = (
     "InferenceServiceNotFound",
     *errors.SELECTION_ERRORS,
 )
-OVERLAID_ERRORS = (*BY_NAME_ERRORS, *STREAM_ERRORS)
+OVERLAID_ERRORS = (*BY_NAME_ERRORS, *STREAM_ERRORS, "PreconditionFailed")
+# RFC 9110 §13.1.2: on a POST a condition that holds is a 412.
+IF_NONE_MATCH_POST = parameter(
+    "If-None-Match",
+    "412 `PreconditionFailed` when the catalog's ETag is still one of these (a list, compared "
+    "weakly, or `*`), after the body is read and ranked: answer only against a catalog that "
+    "changed since.",
+    "header",
+)
 RANKING = answer("The ranking.", RankResponseSchema, NEGOTIATED, headers=("ETag", "Vary"))
 SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag",))
 
@@ -79,14 +87,11 @@ def _catalog_answer(
     cluster: str, question: list, compute: Callable[[CatalogDocuments], Answer]
 ) -> Response:
     """The answer to ``question`` about the current generation of the catalog (rules §16, §17):
-    a read of the cluster's info and a cache GET when it is cached (or 304 with
-    ``If-None-Match``); on a miss, the documents are read, in their own snapshot, and the answer
-    is stored under the generation it was computed from. Requests of one worker that miss the
-    same answer at once wait for one computation."""
+    a read of the cluster's info and a cache GET when it is cached; on a miss, the documents are
+    read, in their own snapshot, and the answer is stored under the generation it was computed
+    from. Requests of one worker that miss the same answer at once wait for one computation.
+    ``If-None-Match`` is evaluated on the answer (a 304, or a POST's 412), never instead of it."""
     info = info_or_404(cluster)
-    unchanged = not_modified(info)
-    if unchanged is not None:
-        return unchanged
     session = cached.request_session()
     prefix = session.cache.prefix
     key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
@@ -98,7 +103,8 @@ def _catalog_answer(
                 info = documents.info  # a write may have landed in between: key by what is read
                 key = keys.catalog_key(prefix, info.name, info.uid, info.generation, question)
                 found = cached.computed(session, key, lambda: compute(documents))
-    response = cached.response(session, found)
+    response = cached.response(session, found)  # records the cache's result, a 304's too
+    response = not_modified(info, found.status) or response
     response.headers["ETag"] = etag(info)
     return response
 
@@ -242,7 +248,7 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     "rankOverlaid",
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
-    parameters=(*BY_NAME[:3], "AcceleratorClassesKnown"),
+    parameters=(IF_NONE_MATCH_POST, *BY_NAME[:3], "AcceleratorClassesKnown"),
     body=MANIFESTS,
     answers={200: RANKING},
     errors=OVERLAID_ERRORS,
@@ -261,7 +267,7 @@ def rank_overlaid(cluster: str) -> Response:
     "selectOverlaid",
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
-    parameters=(*BY_NAME[:3], "AcceleratorClassesKnown"),
+    parameters=(IF_NONE_MATCH_POST, *BY_NAME[:3], "AcceleratorClassesKnown"),
     body=MANIFESTS,
     answers={200: SELECTED},
     errors=(*OVERLAID_ERRORS, "NoRuntimeFound"),

@@ -7,7 +7,8 @@ lookup; Flask's request handling around it (the request context, routing, the ho
 object and its header set) cost more than all of that together, so such a poll is answered
 here, by the WSGI callable in front of Flask's: the same checks, the same status, headers and
 body, the same metrics and log line, and ``304`` for an ``If-None-Match`` that names the
-cluster's generation.
+cluster's generation, on an answer held (so a question that is no valid one, a model that does
+not exist, never gets a 304: RFC 9110 §13.2.1).
 
 Anything else goes to Flask unchanged, which also answers every refusal with its error: a method
 but ``GET``, a ``Cache-Control`` header (``no-cache`` skips the cache), a cluster name that is
@@ -114,16 +115,10 @@ class PollAnswers:
             return None
         if info is None:
             return None
-        conditions = asked.headers.get("If-None-Match")
-        if conditions is not None and none_match(identity_tags(conditions), etag(info)):
-            named_gzip = GZIP_SUFFIX + '"' in conditions
-            answered = "304 NOT MODIFIED", [("ETag", _tag(info, named_gzip))], b""
-        else:
-            found = self._held(info, endpoint, asked)
-            if found is None:
-                return None
-            answered = found
-            seen.cache_result = HIT
+        answered = self._held(info, endpoint, asked)
+        if answered is None:
+            return None
+        seen.cache_result = HIT
         status, headers, body = answered
         seen.token_name = token.name
         seen.request_id = request_id_from(asked.headers.get(REQUEST_ID_HEADER))
@@ -147,7 +142,9 @@ class PollAnswers:
     def _held(
         self, info: ClusterInfo, endpoint: _Endpoint, asked: Request
     ) -> tuple[str, Headers, bytes] | None:
-        """The answer as the view sends a cache hit, if this worker holds it decoded."""
+        """The answer as the view sends a cache hit, if this worker holds it decoded; its 304
+        when ``If-None-Match`` names the generation (a condition on that answer, never on an
+        answer this worker does not hold: Flask's path knows whether the query is valid)."""
         output = output_for(asked.accept_mimetypes) if endpoint.negotiated else OUTPUT_JSON
         cache = get_ranking_cache(self.app)
         question = by_name_question(endpoint.name, output, asked.args)
@@ -155,6 +152,10 @@ class PollAnswers:
         found: Answer | None = cache.held(key)
         if found is None or found.status != 200:
             return None  # an error's code belongs in the log line: Flask's path sets it
+        conditions = asked.headers.get("If-None-Match")
+        if conditions is not None and none_match(identity_tags(conditions), etag(info)):
+            cache.count("hits")  # on the answer it names, as Flask's path finds it
+            return "304 NOT MODIFIED", [("ETag", _tag(info, GZIP_SUFFIX + '"' in conditions))], b""
         takes = takes_gzip(asked)
         if takes and found.gzipped is None and len(found.body) >= COMPRESS_MIN_BYTES:
             return None  # compressed on its way out, by Flask's path
