@@ -35,7 +35,7 @@ from app.http.described import (
 )
 from app.http.limits import check_rankings, check_runtimes
 from app.http.polls import by_name_question
-from app.http.query import accelerator_classes_known
+from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, accelerator_classes_known, check_query
 from app.http.rank_request import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
 from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
@@ -78,6 +78,14 @@ IF_NONE_MATCH_POST = parameter(
     "weakly, or `*`), after the body is read and ranked: answer only against a catalog that "
     "changed since.",
     "header",
+)
+OVERLAID_PARAMETERS = (
+    IF_NONE_MATCH_POST,
+    "CacheControl",
+    *BY_NAME[:3],
+    "OmeVersion",
+    "ModelCacheProvider",
+    "AcceleratorClassesKnown",
 )
 RANKING = answer("The ranking.", RankResponseSchema, NEGOTIATED, headers=("ETag", "Vary"))
 SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag",))
@@ -142,6 +150,7 @@ def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
 
 def _by_name(cluster: str, endpoint: str, output: str, render) -> Response:
     may_read(cluster)
+    check_query(NAMESPACE)
 
     def compute(documents: CatalogDocuments) -> Answer:
         check_runtimes(len(documents.runtimes))
@@ -187,6 +196,7 @@ def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
     """A request's manifests over the stored catalog: nothing is stored (rules §17). The answer
     is cached under the catalog's generation and the digest of the raw request."""
     may_read(cluster)
+    check_query(NAMESPACE, MODEL_CACHE_PROVIDER)
     raw = read_body()
     question = [
         "overlay",
@@ -248,7 +258,7 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     "rankOverlaid",
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
-    parameters=(IF_NONE_MATCH_POST, *BY_NAME[:3], "AcceleratorClassesKnown"),
+    parameters=OVERLAID_PARAMETERS,
     body=MANIFESTS,
     answers={200: RANKING},
     errors=OVERLAID_ERRORS,
@@ -267,7 +277,7 @@ def rank_overlaid(cluster: str) -> Response:
     "selectOverlaid",
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
-    parameters=(IF_NONE_MATCH_POST, *BY_NAME[:3], "AcceleratorClassesKnown"),
+    parameters=OVERLAID_PARAMETERS,
     body=MANIFESTS,
     answers={200: SELECTED},
     errors=(*OVERLAID_ERRORS, "NoRuntimeFound"),
@@ -302,6 +312,7 @@ def select_overlaid(cluster: str) -> Response:
 @store_errors
 def cluster_selections(cluster: str) -> Response:
     may_read(cluster)
+    check_query(NAMESPACE)
     output = wanted_output()
     namespace = request.args.get("namespace") or None
 

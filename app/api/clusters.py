@@ -32,6 +32,7 @@ from app.http.described import (
     described,
     parameter,
 )
+from app.http.query import NAMESPACE, check_query
 from app.http.respond import respond, wanted_output
 from app.rendering.payloads import rendered
 from app.rendering.selections_body import ignored_body
@@ -291,6 +292,7 @@ def apply_objects(cluster: str) -> Response:
 @store_errors
 def delete_object(cluster: str, kind: str, name: str) -> Response:
     token = may_write(cluster)
+    check_query(NAMESPACE)
     info_or_404(cluster)
     namespace = request.args.get("namespace") or None
     if kind not in CLUSTER_SCOPED_KINDS and namespace is None:
@@ -325,6 +327,7 @@ def delete_object(cluster: str, kind: str, name: str) -> Response:
 @store_errors
 def list_objects(cluster: str) -> Response:
     may_read(cluster)
+    check_query(NAMESPACE)
     info = info_or_404(cluster)
     unchanged = not_modified(info)
     if unchanged is not None:

@@ -4,6 +4,7 @@ decode, validate, rank and render (rules §15, §16)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from flask import Blueprint, Response, current_app, request
 
@@ -13,6 +14,7 @@ from app.http import cached, record
 from app.http.access import stateless_access
 from app.http.body import content_type, read_body
 from app.http.described import JSON, NEGOTIATED, TEXT, YAML, YAML_BODIES, answer, body, described
+from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, check_query
 from app.http.rank_request import compute_ranking, load_request
 from app.http.respond import wanted_output
 from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
@@ -86,6 +88,7 @@ def cached_answer(endpoint: str, output: str, render: Callable[[Prediction], Ans
 
 
 bp.before_request(stateless_access)
+bp.before_request(partial(check_query, NAMESPACE, MODEL_CACHE_PROVIDER))  # once access is decided
 
 
 @bp.after_request

@@ -3,6 +3,8 @@ request (rules §19); ``GET /v1/clusters/{cluster}/selections`` answers the same
 
 from __future__ import annotations
 
+from functools import partial
+
 from flask import Blueprint, Response, request
 
 from app.http import deadline
@@ -17,7 +19,7 @@ from app.http.described import (
     parameter,
 )
 from app.http.limits import check_rankings, objects_within_bounds
-from app.http.query import read_with_query
+from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, check_query, read_with_query
 from app.http.respond import respond, selections_answer, wanted_output
 from app.rendering.selections_body import ignored_body
 from app.schemas.catalog_answers import SelectionsSchema
@@ -31,6 +33,7 @@ from app.selection.values import CatalogView
 
 bp = Blueprint("selections", __name__)
 bp.before_request(stateless_access)
+bp.before_request(partial(check_query, NAMESPACE, MODEL_CACHE_PROVIDER))  # once access is decided
 
 
 @bp.post("/v1/selections")

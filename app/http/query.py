@@ -1,5 +1,6 @@
-"""What every endpoint shares, done once for all of them: the query parameters checked before any
-view runs, and the headers every answer carries (rules §17 "Headers")."""
+"""The query parameters the endpoints share, each checked where a route takes it, once access
+is decided (a route ignores a parameter it does not take, as it ignores any other); and the
+headers every answer carries (rules §17 "Headers")."""
 
 from __future__ import annotations
 
@@ -14,17 +15,22 @@ from app.schemas.requests import classes_known_setting, version_problem
 from app.selection.values import DEFAULT_OME_VERSION, CatalogView, length_problem
 from app.store import ClusterSettings
 
+NAMESPACE, MODEL_CACHE_PROVIDER = "namespace", "modelCacheProvider"
 
-def _check_query() -> None:
-    """rules §17: the request's ``namespace`` is a DNS-1123 label (empty: absent), and its
-    ``modelCacheProvider`` bounded as every string the rules read."""
-    problem = namespace_problem(request.args.getlist("namespace"))
-    if problem is not None:
-        raise errors.InvalidDocument({"namespace": [problem]})
-    for provider in request.args.getlist("modelCacheProvider"):
-        problem = length_problem(provider)
+
+def check_query(*names: str) -> None:
+    """rules §17: the query parameters ``names`` (of ``NAMESPACE`` and ``MODEL_CACHE_PROVIDER``)
+    of a route that takes them, every value given: ``namespace`` a DNS-1123 label (empty:
+    absent), ``modelCacheProvider`` bounded as every string the rules read; else 422."""
+    if NAMESPACE in names:
+        problem = namespace_problem(request.args.getlist(NAMESPACE))
         if problem is not None:
-            raise errors.InvalidDocument({"modelCacheProvider": [problem]})
+            raise errors.InvalidDocument({NAMESPACE: [problem]})
+    if MODEL_CACHE_PROVIDER in names:
+        for provider in request.args.getlist(MODEL_CACHE_PROVIDER):
+            problem = length_problem(provider)
+            if problem is not None:
+                raise errors.InvalidDocument({MODEL_CACHE_PROVIDER: [problem]})
 
 
 def namespace_problem(values: Iterable[str]) -> str | None:
@@ -46,8 +52,10 @@ def ome_version(default: str = DEFAULT_OME_VERSION) -> str:
 
 
 def model_cache_provider(default: str | None = None) -> str | None:
-    """``?modelCacheProvider=``, or ``default`` (a cluster's setting)."""
-    return request.args.get("modelCacheProvider") or default
+    """``?modelCacheProvider=``, or ``default`` (a cluster's setting); 422 for one longer than
+    a string the rules read."""
+    check_query(MODEL_CACHE_PROVIDER)
+    return request.args.get(MODEL_CACHE_PROVIDER) or default
 
 
 def read_with_query(view: CatalogView, settings: ClusterSettings | None = None) -> CatalogView:
@@ -85,5 +93,4 @@ def _headers(response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    app.before_request(_check_query)
     app.after_request(_headers)
