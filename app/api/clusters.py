@@ -20,11 +20,12 @@ from app.http.access import (
     not_modified,
     store_errors,
 )
-from app.http.body import json_body, objects
+from app.http.body import objects, one_document
 from app.http.described import (
     CATALOG_ERRORS,
     MANIFESTS,
     NOT_MODIFIED,
+    ONE_DOCUMENT,
     STREAM_ERRORS,
     YAML,
     answer,
@@ -87,7 +88,7 @@ def reply(body: Any, status: int = 200, info: ClusterInfo | None = None) -> Resp
 
 def _settings(body: Any) -> ClusterSettings:
     if not isinstance(body, dict):
-        raise errors.MalformedRequest("cluster settings must be a JSON object")
+        raise errors.MalformedRequest("cluster settings must be an object")
     unknown = set(body) - set(SETTINGS_KEYS.values())
     if unknown:
         raise errors.MalformedRequest(f"unknown settings: {', '.join(sorted(unknown))}")
@@ -138,7 +139,12 @@ def list_clusters() -> Response:
     "clusters",
     "Create (201) or update (200) a cluster's settings",
     parameters=("IfMatch",),
-    body=body("The settings; no body keeps the defaults.", ClusterSettingsSchema, required=False),
+    body=body(
+        "The settings, as JSON or YAML (one document); no body keeps the defaults.",
+        ClusterSettingsSchema,
+        media=ONE_DOCUMENT,
+        required=False,
+    ),
     answers={
         200: _tagged("Updated.", ClusterInfoSchema),
         201: _tagged("Created.", ClusterInfoSchema),
@@ -146,6 +152,7 @@ def list_clusters() -> Response:
     errors=(
         *CATALOG_ERRORS,
         "PayloadTooLarge",
+        "UnsupportedMediaType",
         "PreconditionFailed",
         "InvalidDocument",
         "LimitExceeded",
@@ -155,7 +162,7 @@ def list_clusters() -> Response:
 @store_errors
 def put_cluster(cluster: str) -> Response:
     token = may_write(cluster)
-    body = json_body() if request.content_length else {}
+    body = one_document() if request.content_length else {}
     settings = _settings(body)
     try:
         # rules §17: only write on `*` creates; decided inside the write, so a cluster deleted

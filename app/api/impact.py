@@ -13,11 +13,12 @@ from app.http.access import (
     stateless_access,
     store_errors,
 )
-from app.http.body import json_body
+from app.http.body import one_document
 from app.http.described import (
     CATALOG_ERRORS,
     MANIFESTS,
     NEGOTIATED,
+    ONE_DOCUMENT,
     SETTINGS_PARAMETERS,
     STREAM_ERRORS,
     answer,
@@ -125,13 +126,17 @@ def impact_cluster(cluster: str) -> Response:
     "whose `/v1/select` answer the change moves (status, body or `placement`); nothing stored. "
     "`text/plain`: `NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
     parameters=SETTINGS_PARAMETERS,
-    body=body("The manifests of both sides.", ImpactRequestSchema),
+    body=body(
+        "The manifests of both sides, as JSON or YAML (one document).",
+        ImpactRequestSchema,
+        media=ONE_DOCUMENT,
+    ),
     answers={200: answer("The changes.", ImpactSchema, NEGOTIATED, headers=("Vary",))},
-    errors=tuple(code for code in STREAM_ERRORS if code != "UnsupportedMediaType"),
+    errors=STREAM_ERRORS,
 )
 def impact() -> Response:
     """``{"current": [...], "proposed": [...]}``: two streams of manifests."""
-    body = json_body()
+    body = one_document()
     if not isinstance(body, dict) or set(body) - {"current", "proposed"}:
         raise errors.MalformedRequest('send {"current": [manifests], "proposed": [manifests]}')
     limit = current_app.config["MAX_OBJECTS_PER_CLUSTER"]

@@ -15,6 +15,8 @@ YAML = "application/yaml"
 TEXT = "text/plain"
 # The media types a YAML body may come as.
 YAML_BODIES = YAML_TYPES
+# What a body that is one document comes as (app/http/body.py ``one_document``).
+ONE_DOCUMENT = (JSON, *YAML_BODIES)
 # ``Accept`` picks one of these (app/http/respond.py).
 NEGOTIATED = (JSON, TEXT, YAML)
 
@@ -87,12 +89,14 @@ def body(
     description: str,
     schema: Any,
     *,
+    media: Iterable[str] = (JSON,),
     yaml: str | None = None,
     required: bool = True,
     examples: Callable[[], dict[str, dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """A request body: JSON by ``schema``; with ``yaml``, also a YAML stream so described."""
-    content = {JSON: {"schema": schema}}
+    """A request body: ``schema`` in each of ``media``; with ``yaml``, also a YAML stream so
+    described."""
+    content = {media_type: {"schema": schema} for media_type in media}
     if yaml is not None:
         content.update(
             {media: {"schema": {"type": "string", "description": yaml}} for media in YAML_BODIES}

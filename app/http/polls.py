@@ -53,7 +53,7 @@ BY_NAME_PARAMETERS = (
     "modelKind",
     "namespace",
     "inferenceService",
-    "acceleratorClassesKnown",  # as written: a value other than true or false is Flask's 400
+    "acceleratorClassesKnown",  # as written: a value other than true or false is Flask's 422
 )
 Headers = list[tuple[str, str]]
 

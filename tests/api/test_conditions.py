@@ -142,8 +142,17 @@ CURRENT = ['"2"', "*", 'W/"2"', '"2-gzip"']
             404,
             "InferenceServiceNotFound",
         ),
+        (BY_NAME + "&acceleratorClassesKnown=yes", 422, "InvalidDocument"),
+        ("/v1/clusters/prod/selections?acceleratorClassesKnown=yes", 422, "InvalidDocument"),
     ],
-    ids=["select unknown model", "rank unknown model", "no model", "unknown isvc"],
+    ids=[
+        "select unknown model",
+        "rank unknown model",
+        "no model",
+        "unknown isvc",
+        "bad flag",
+        "selections bad flag",
+    ],
 )
 def test_an_invalid_read_is_answered_whatever_it_names(prod, url, status, code, if_none_match):
     """RFC 9110 §13.2.1: conditions are evaluated once the request is known to be valid."""

@@ -311,13 +311,18 @@ def test_what_the_crd_refuses_is_an_invalid_document(client, change, field):
 
 
 @pytest.mark.parametrize(
-    ("query", "extra"),
-    [
-        ("?acceleratorClassesKnown=yes", {}),
-        ("", {"acceleratorClassesKnown": "true"}),
-        ("", {"acceleratorClasses": {"a": 1}}),
-    ],
+    "extra", [{"acceleratorClassesKnown": "true"}, {"acceleratorClasses": {"a": 1}}]
 )
-def test_a_malformed_flag_or_list_is_a_400(client, query, extra):
-    response = client.post("/v1/rank" + query, json=body(isvc(), **extra))
+def test_a_malformed_flag_or_list_in_the_body_is_a_400(client, extra):
+    response = client.post("/v1/rank", json=body(isvc(), **extra))
     assert response.status_code == 400
+
+
+def test_a_flag_in_the_query_that_is_no_boolean_is_a_422_as_every_bad_query_value(client):
+    response = client.post("/v1/rank?acceleratorClassesKnown=yes", json=body(isvc()))
+    assert response.status_code == 422
+    error = response.get_json()["error"]
+    assert (error["code"], error["fields"]) == (
+        "InvalidDocument",
+        {"acceleratorClassesKnown": ["Must be true or false."]},
+    )
