@@ -142,7 +142,9 @@ def impact() -> Response:
     limit = current_app.config["MAX_OBJECTS_PER_CLUSTER"]
     sides = []
     for side in ("current", "proposed"):
-        documents = body.get(side, [])
+        documents = body.get(side)
+        if documents is None:  # absent, or null: absent too
+            documents = []
         if not isinstance(documents, list):
             raise errors.MalformedRequest(f"{side} must be an array of manifests")
         stream = objects_in(documents, side, 0, limit)
