@@ -35,6 +35,7 @@ from app.http.described import (
 )
 from app.http.query import NAMESPACE, check_query
 from app.http.respond import respond, wanted_output
+from app.rendering.encode import sorted_keys
 from app.rendering.payloads import rendered
 from app.rendering.selections_body import ignored_body
 from app.schemas.catalog_answers import (
@@ -344,7 +345,7 @@ def list_objects(cluster: str) -> Response:
         raise errors.ClusterNotFound(f"cluster {cluster} not found")
     kind, namespace = request.args.get("kind"), request.args.get("namespace")
     items = [
-        item.manifest
+        sorted_keys(item.manifest)  # as `kubectl get -o json` writes a custom resource
         for item in catalog.objects
         if (kind is None or item.kind == kind)
         and (namespace is None or item.namespace == namespace)
