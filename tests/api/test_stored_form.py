@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from app.catalog import get_store
+from tests.builders import reordered_keys
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 YAML = {"Content-Type": "application/yaml"}
@@ -156,14 +157,6 @@ def test_no_byte_of_the_store_holds_it(pushed, backend_settings, redis_client_or
     get_store(app).close()
 
 
-def _keys_reversed(value):
-    if isinstance(value, dict):
-        return {key: _keys_reversed(value[key]) for key in reversed(list(value))}
-    if isinstance(value, list):
-        return [_keys_reversed(item) for item in value]
-    return value
-
-
 @pytest.mark.parametrize("accept", ["application/json", "application/yaml"])
 def test_the_objects_route_writes_every_key_sorted_whatever_order_was_pushed(client, accept):
     """rules §16: as ``kubectl get -o json`` writes a custom resource, every map with its keys
@@ -172,7 +165,7 @@ def test_the_objects_route_writes_every_key_sorted_whatever_order_was_pushed(cli
     for manifest in [*documents[:2], *documents[2]["items"]]:  # the runtimes: a List
         manifest["metadata"]["labels"] = {"b": "1", "a": "2"}
     answers = []
-    for name, pushed in (("one", documents), ("two", _keys_reversed(documents))):
+    for name, pushed in (("one", documents), ("two", reordered_keys(documents))):
         assert client.put(f"/v1/clusters/{name}", json={}).status_code == 201
         body = json.dumps(pushed).encode()  # as written: the client's json= sorts every key
         written = client.put(

@@ -13,6 +13,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.builders import reordered_keys
 from tests.selection.test_properties import requests
 
 ACCELERATORS = Path(__file__).resolve().parents[1] / "fixtures" / "select_accelerators.yaml"
@@ -73,17 +74,6 @@ def _accelerated() -> dict:
     }
 
 
-def _reordered(value, random):
-    """``value`` with the keys of every mapping in it in a random order."""
-    if isinstance(value, dict):
-        keys = list(value)
-        random.shuffle(keys)
-        return {key: _reordered(value[key], random) for key in keys}
-    if isinstance(value, list):
-        return [_reordered(item, random) for item in value]
-    return value
-
-
 @settings(
     max_examples=settings.default.max_examples // 2,
     deadline=None,
@@ -97,7 +87,9 @@ def test_key_order_within_maps_gives_the_same_bytes_cached_or_not(make_app, rand
     path, accept = answer
     # As written: the test client's json= would send every key sorted.
     body = json.dumps(_accelerated())
-    reordered = json.dumps(_reordered(_accelerated(), random))
+    reordered = json.dumps(
+        reordered_keys(_accelerated(), lambda keys: random.sample(keys, len(keys)))
+    )
     headers = {"Accept": accept, "Content-Type": "application/json"}
     first = client.post(path, data=body, headers=headers)
     hit = client.post(path, data=reordered, headers=headers)
