@@ -5,6 +5,7 @@ manifest stream; the inputs refused where the CRD refuses them."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 import yaml
@@ -326,3 +327,23 @@ def test_a_flag_in_the_query_that_is_no_boolean_is_a_422_as_every_bad_query_valu
         "InvalidDocument",
         {"acceleratorClassesKnown": ["Must be true or false."]},
     )
+
+
+@pytest.mark.parametrize("accept", ["application/json", "application/yaml", "text/plain"])
+def test_a_map_key_that_is_a_lone_surrogate_is_answered(client, accept):
+    """JSON may escape half a surrogate pair (``"\\ud800"``): a key so written is sorted among
+    the others as its code point (UTF-8's byte order for every other), never a 500."""
+    classes = copy.deepcopy(CLASSES)
+    for accelerator in classes:
+        accelerator["spec"]["discovery"]["nodeSelector"]["\ud800a"] = "x"
+        accelerator["spec"]["resources"].append({"name": "\udc00", "quantity": "1"})
+    request_body = body(isvc(acceleratorSelector={"policy": "Cheapest"}), classes)
+    response = client.post(
+        "/v1/rank",
+        data=json.dumps(request_body),  # the test client's json= would refuse the surrogate
+        headers={"Content-Type": "application/json", "Accept": accept},
+    )
+    assert response.status_code == 200, response.get_data()
+    if accept == "application/json":
+        selector = response.get_json()["placement"]["engine"]["nodeSelector"]
+        assert list(selector) == ["nvidia.com/gpu.product", "\ud800a"]
