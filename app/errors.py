@@ -253,6 +253,7 @@ HTTP_CODES = {
     405: "MethodNotAllowed",
     413: "PayloadTooLarge",
     415: "UnsupportedMediaType",
+    416: "RangeNotSatisfiable",  # a file's Range (the page's files)
 }
 
 

@@ -154,3 +154,19 @@ def reordered_keys(node: Any, order: Callable[[list], Iterable] = reversed) -> A
     if isinstance(node, list):
         return [reordered_keys(item, order) for item in node]
     return node
+
+
+def read_whole(wsgi_app: Callable) -> Callable:
+    """``wsgi_app`` with each answer read whole and closed at once, for a client that never
+    closes what it reads (a file answered would be left open: a ResourceWarning)."""
+
+    def answered(environ: dict, start_response: Callable) -> list[bytes]:
+        body = wsgi_app(environ, start_response)
+        try:
+            return [b"".join(body)]
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+
+    return answered

@@ -25,13 +25,14 @@ from app.http.access import (
 from app.http.body import content_type, ranking_request, read_body
 from app.http.described import (
     CATALOG_ERRORS,
-    MANIFESTS,
+    NAMESPACE_SCHEMA,
     NEGOTIATED,
     NOT_MODIFIED,
     STREAM_ERRORS,
     answer,
     described,
     parameter,
+    ranking_body,
 )
 from app.http.limits import check_rankings, check_runtimes
 from app.http.polls import by_name_question
@@ -40,7 +41,12 @@ from app.http.rank_request import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
 from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
 from app.schemas.catalog_answers import SelectionsSchema
-from app.schemas.rank_answers import RankResponseSchema, SelectResponseSchema
+from app.schemas.document_schemas import MODEL_KINDS
+from app.schemas.rank_answers import (
+    OverlayRequestSchema,
+    RankResponseSchema,
+    SelectResponseSchema,
+)
 from app.schemas.requests import load_rank_request
 from app.selection.questions import planned_placements, planned_rankings, selections
 from app.selection.ranking import target_namespace
@@ -57,8 +63,15 @@ bp = Blueprint("cluster_answers", __name__)
 
 BY_NAME = (
     parameter("model", "The model's name (or use `inferenceService`)."),
-    parameter("namespace", "Where a BaseModel is looked for; the target namespace."),
-    parameter("modelKind", "`BaseModel` or `ClusterBaseModel`: look only there."),
+    parameter(
+        "namespace", "Where a BaseModel is looked for; the target namespace.", **NAMESPACE_SCHEMA
+    ),
+    parameter(
+        "modelKind",
+        "`BaseModel` or `ClusterBaseModel`: look only there.",
+        type="string",
+        enum=list(MODEL_KINDS),
+    ),
     parameter("inferenceService", "`<namespace>/<name>` of a stored InferenceService."),
     "AcceleratorClassesKnown",
 )
@@ -87,8 +100,19 @@ OVERLAID_PARAMETERS = (
     "ModelCacheProvider",
     "AcceleratorClassesKnown",
 )
-RANKING = answer("The ranking.", RankResponseSchema, NEGOTIATED, headers=("ETag", "Vary"))
-SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag",))
+RANKING = answer(
+    "The ranking.", RankResponseSchema, NEGOTIATED, headers=("ETag", "Vary", "X-Cache")
+)
+SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag", "X-Cache"))
+OVERLAY_BODY = ranking_body(
+    "`/v1/rank`'s body, its runtimes and AcceleratorClasses laid over the stored ones (the same "
+    "kind, namespace and name replaces); `model` may be left out when `?model=` names a stored "
+    "one. Nothing is stored.",
+    OverlayRequestSchema,
+    "YAML: a `---`-separated stream of manifests and/or `kind: List` objects, as `/v1/rank` "
+    "reads it (the schema describes one of its documents), but for its model, which may be left "
+    "out when `?model=` names a stored one.",
+)
 
 
 def _catalog_answer(
@@ -259,7 +283,7 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
     parameters=OVERLAID_PARAMETERS,
-    body=MANIFESTS,
+    body=OVERLAY_BODY,
     answers={200: RANKING},
     errors=OVERLAID_ERRORS,
     secured=True,
@@ -278,7 +302,7 @@ def rank_overlaid(cluster: str) -> Response:
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
     parameters=OVERLAID_PARAMETERS,
-    body=MANIFESTS,
+    body=OVERLAY_BODY,
     answers={200: SELECTED},
     errors=(*OVERLAID_ERRORS, "NoRuntimeFound"),
     secured=True,
@@ -299,11 +323,13 @@ def select_overlaid(cluster: str) -> Response:
     parameters=(
         "IfNoneMatch",
         "CacheControl",
-        parameter("namespace", "Only this namespace."),
+        parameter("namespace", "Only this namespace.", **NAMESPACE_SCHEMA),
         "AcceleratorClassesKnown",
     ),
     answers={
-        200: answer("The selections.", SelectionsSchema, NEGOTIATED, headers=("ETag",)),
+        200: answer(
+            "The selections.", SelectionsSchema, NEGOTIATED, headers=("ETag", "Vary", "X-Cache")
+        ),
         304: NOT_MODIFIED,
     },
     errors=(*CATALOG_ERRORS, "InvalidDocument", "LimitExceeded"),

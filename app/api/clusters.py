@@ -24,6 +24,7 @@ from app.http.body import objects, one_document
 from app.http.described import (
     CATALOG_ERRORS,
     MANIFESTS,
+    NAMESPACE_SCHEMA,
     NOT_MODIFIED,
     ONE_DOCUMENT,
     STREAM_ERRORS,
@@ -50,6 +51,7 @@ from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
 from app.selection.values import OtherObject, length_problem
 from app.store import (
     CLUSTER_SCOPED_KINDS,
+    KINDS,
     ClusterInfo,
     ClusterSettings,
     CreationRefused,
@@ -150,8 +152,8 @@ def list_clusters() -> Response:
         200: _tagged("Updated.", ClusterInfoSchema),
         201: _tagged("Created.", ClusterInfoSchema),
     },
-    errors=(
-        *CATALOG_ERRORS,
+    errors=(  # no 404: a PUT creates the cluster it does not find
+        *(code for code in CATALOG_ERRORS if code != "ClusterNotFound"),
         "PayloadTooLarge",
         "UnsupportedMediaType",
         "PreconditionFailed",
@@ -288,10 +290,17 @@ def apply_objects(cluster: str) -> Response:
     "clusters",
     "Remove one object",
     parameters=(
-        parameter("kind", "One of the stored kinds (`counts` lists them).", "path", required=True),
+        parameter(
+            "kind",
+            "One of the stored kinds (`counts` lists them).",
+            "path",
+            required=True,
+            type="string",
+            enum=list(KINDS),
+        ),
         parameter("name", "The object's name.", "path", required=True),
         "IfMatch",
-        parameter("namespace", "For namespaced kinds (default `default`)."),
+        parameter("namespace", "For namespaced kinds (default `default`).", **NAMESPACE_SCHEMA),
     ),
     answers={200: _tagged("The new generation and counts.", ObjectDeletedSchema)},
     errors=(*CATALOG_ERRORS, "ObjectNotFound", "PreconditionFailed", "InvalidDocument"),
@@ -326,7 +335,7 @@ def delete_object(cluster: str, kind: str, name: str) -> Response:
     parameters=(
         "IfNoneMatch",
         parameter("kind", "Only objects of this kind."),
-        parameter("namespace", "Only objects of this namespace."),
+        parameter("namespace", "Only objects of this namespace.", **NAMESPACE_SCHEMA),
     ),
     answers={200: _tagged("The objects as stored.", ObjectListSchema), 304: NOT_MODIFIED},
     errors=(*CATALOG_ERRORS, "InvalidDocument"),

@@ -47,12 +47,17 @@ bp = Blueprint("impact", __name__)
 bp.before_request(stateless_access)
 
 
+# ``?delete=``'s values, as JSON Schema writes what ``_deleted`` takes.
+DELETED_PATTERN = f"^({'|'.join(sorted(CLUSTER_SCOPED_KINDS))})/[^/]+$|^[^/]+/[^/]+/[^/]+$"
+
+
 def _deleted() -> frozenset[ObjectKey]:
-    """``?delete=<kind>/<namespace>/<name>`` (``<kind>/<name>`` for cluster-scoped kinds)."""
+    """``?delete=<kind>/<namespace>/<name>`` (``<kind>/<name>`` for cluster-scoped kinds); no
+    part empty."""
     found = set()
     for value in request.args.getlist("delete"):
         parts = value.split("/")
-        if len(parts) == 2 and parts[0] in CLUSTER_SCOPED_KINDS:
+        if len(parts) == 2 and parts[0] in CLUSTER_SCOPED_KINDS and parts[1]:
             found.add((parts[0], "", parts[1]))
         elif len(parts) == 3 and all(parts):
             # A cluster-scoped kind has no namespace: one given is ignored, as kubectl does.
@@ -94,7 +99,7 @@ def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = 
             "`<kind>/<namespace>/<name>` (`<kind>/<name>` for cluster-scoped kinds) the change "
             "deletes; repeatable.",
             type="array",
-            items={"type": "string"},
+            items={"type": "string", "pattern": DELETED_PATTERN},
         ),
         *SETTINGS_PARAMETERS,
     ),

@@ -11,6 +11,7 @@ from app.http import deadline
 from app.http.access import stateless_access
 from app.http.described import (
     MANIFESTS,
+    NAMESPACE_SCHEMA,
     NEGOTIATED,
     SETTINGS_PARAMETERS,
     STREAM_ERRORS,
@@ -43,7 +44,10 @@ bp.before_request(partial(check_query, NAMESPACE, MODEL_CACHE_PROVIDER))  # once
     "Every InferenceService and model of a stream with its outcome",
     description="A model that no InferenceService names has a row with `name` null. "
     "`text/plain`: `NAMESPACE INFERENCESERVICE MODEL RUNTIME SCOPE MESSAGE`.",
-    parameters=(*SETTINGS_PARAMETERS, parameter("namespace", "Only the rows of this namespace.")),
+    parameters=(
+        *SETTINGS_PARAMETERS,
+        parameter("namespace", "Only the rows of this namespace.", **NAMESPACE_SCHEMA),
+    ),
     body=MANIFESTS,
     answers={200: answer("The selections.", SelectionsSchema, NEGOTIATED, headers=("Vary",))},
     errors=STREAM_ERRORS,

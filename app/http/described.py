@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from app.reading.decoding import YAML_TYPES
+from app.schemas.names import LABEL_MAX, NAMESPACE_PATTERN
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -90,17 +91,15 @@ def body(
     schema: Any,
     *,
     media: Iterable[str] = (JSON,),
-    yaml: str | None = None,
+    yaml: Any = None,
     required: bool = True,
     examples: Callable[[], dict[str, dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """A request body: ``schema`` in each of ``media``; with ``yaml``, also a YAML stream so
-    described."""
+    """A request body: ``schema`` in each of ``media``; with ``yaml``, also a YAML stream, each
+    of its documents a value of that schema (``yaml_stream``)."""
     content = {media_type: {"schema": schema} for media_type in media}
     if yaml is not None:
-        content.update(
-            {media: {"schema": {"type": "string", "description": yaml}} for media in YAML_BODIES}
-        )
+        content.update({media_type: {"schema": yaml} for media_type in YAML_BODIES})
     return {
         "description": description,
         "required": required,
@@ -115,14 +114,64 @@ def _schema(media_type: str, schema: Any) -> dict[str, Any]:
     return {"schema": {"type": "object"} if schema is None else schema}
 
 
+def yaml_stream(description: str, document: Any) -> dict[str, Any]:
+    """A YAML body's schema: what one document parses to, ``document`` or null (an empty one,
+    skipped). A stream of several (``---``) is no one value a schema can describe, so
+    ``description`` says how they are read; a client may send one ``kind: List`` instead."""
+    return {"description": description, "anyOf": [document, NULL]}
+
+
 # The vocabulary the views share.
 ANY_OBJECT = {"type": "object"}
+NULL = {"type": "null"}
+# A Kubernetes object as a stream holds it (app/reading/manifests.py): a mapping whose kind is a
+# string; a `kind: List`'s items are read as the stream's own documents.
+MANIFEST = {
+    "type": "object",
+    "required": ["kind"],
+    "properties": {
+        "kind": {
+            "type": "string",
+            "description": "The object's kind; `List` holds more in `items` (null ones skipped).",
+        }
+    },
+}
+# The documents of a JSON array, as those of a YAML stream: a null one is skipped.
+MANIFEST_ARRAY = {"type": "array", "items": {"anyOf": [MANIFEST, NULL]}}
+STREAM_TEXT = (
+    "YAML: a `---`-separated stream of manifests and/or `kind: List` objects, as `kubectl apply "
+    "-f` takes it (an empty document is skipped); the schema describes one of its documents."
+)
 MANIFESTS = body(
     "Manifests as `kubectl apply -f` takes them: a YAML stream, a JSON object (one object or a "
     "`kind: List`) or a JSON array. Other kinds are skipped and reported.",
-    {"anyOf": [ANY_OBJECT, {"type": "array", "items": ANY_OBJECT}]},
-    yaml="A `---`-separated stream of manifests and/or `kind: List` objects.",
+    {"anyOf": [MANIFEST, MANIFEST_ARRAY]},
+    yaml=yaml_stream(STREAM_TEXT, MANIFEST),
 )
+
+
+def ranking_body(
+    description: str,
+    request: Any,
+    stream: str,
+    examples: Callable[[], dict[str, dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """A ranking's body (rules §15): the ``request`` object, or manifests (JSON: one, a
+    ``kind: List`` or an array; YAML: a stream of them, as ``stream`` says)."""
+    return body(
+        description,
+        {"anyOf": [request, MANIFEST, MANIFEST_ARRAY]},
+        yaml=yaml_stream(stream, MANIFEST),
+        examples=examples,
+    )
+
+
+# A namespace (rules §17: a DNS-1123 label; empty counts as absent).
+NAMESPACE_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": NAMESPACE_PATTERN,
+    "maxLength": LABEL_MAX,
+}
 # Each catalog route's: a path's cluster name that is no DNS-1123 label, access, the store.
 CATALOG_ERRORS = (
     "MalformedRequest",
@@ -140,4 +189,6 @@ STREAM_ERRORS = (
     "LimitExceeded",
 )
 SETTINGS_PARAMETERS = ("OmeVersion", "ModelCacheProvider", "AcceleratorClassesKnown")
-NOT_MODIFIED = answer("Not modified: the ETag is still the one sent.", media=(), headers=("ETag",))
+NOT_MODIFIED = answer(
+    "Not modified: the ETag is still the one sent.", media=(), headers=("ETag", "Vary")
+)
