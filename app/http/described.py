@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from app.reading.decoding import YAML_TYPES
+from app.schemas.catalog_answers import MANIFEST, MANIFEST_ARRAY
 from app.schemas.names import LABEL_MAX, NAMESPACE_PATTERN
 
 JSON = "application/json"
@@ -118,26 +119,11 @@ def yaml_stream(description: str, document: Any) -> dict[str, Any]:
     """A YAML body's schema: what one document parses to, ``document`` or null (an empty one,
     skipped). A stream of several (``---``) is no one value a schema can describe, so
     ``description`` says how they are read; a client may send one ``kind: List`` instead."""
-    return {"description": description, "anyOf": [document, NULL]}
+    return {"description": description, "anyOf": [document, {"type": "null"}]}
 
 
 # The vocabulary the views share.
 ANY_OBJECT = {"type": "object"}
-NULL = {"type": "null"}
-# A Kubernetes object as a stream holds it (app/reading/manifests.py): a mapping whose kind is a
-# string; a `kind: List`'s items are read as the stream's own documents.
-MANIFEST = {
-    "type": "object",
-    "required": ["kind"],
-    "properties": {
-        "kind": {
-            "type": "string",
-            "description": "The object's kind; `List` holds more in `items` (null ones skipped).",
-        }
-    },
-}
-# The documents of a JSON array, as those of a YAML stream: a null one is skipped.
-MANIFEST_ARRAY = {"type": "array", "items": {"anyOf": [MANIFEST, NULL]}}
 STREAM_TEXT = (
     "YAML: a `---`-separated stream of manifests and/or `kind: List` objects, as `kubectl apply "
     "-f` takes it (an empty document is skipped); the schema describes one of its documents."

@@ -8,6 +8,8 @@ is checked against its keys and answers dump through it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from app.selection.admission import ERROR, INFO, WARNING
@@ -253,8 +255,33 @@ class ImpactSchema(Schema):
     changes = fields.List(fields.Nested(ChangeSchema), required=True)
 
 
-class ImpactRequestSchema(Schema):
-    """``POST /v1/impact``: the manifests of both sides."""
+# A Kubernetes object as a stream of manifests holds it (app/reading/manifests.py): a mapping
+# whose kind is a string; a `kind: List`'s items are read as the stream's own documents.
+MANIFEST: dict[str, Any] = {
+    "type": "object",
+    "required": ["kind"],
+    "properties": {
+        "kind": {
+            "type": "string",
+            "description": "The object's kind; `List` holds more in `items` (null ones skipped).",
+        }
+    },
+}
+# The documents of a JSON array, as those of a YAML stream: a null one is skipped.
+MANIFEST_OR_NULL: dict[str, Any] = {"anyOf": [MANIFEST, {"type": "null"}]}
+MANIFEST_ARRAY: dict[str, Any] = {"type": "array", "items": MANIFEST_OR_NULL}
 
-    current = fields.List(fields.Dict(), metadata=_doc("What the cluster holds now."))
-    proposed = fields.List(fields.Dict(), metadata=_doc("What it would hold after the change."))
+
+class ImpactRequestSchema(Schema):
+    """``POST /v1/impact``: the manifests of both sides (null: none)."""
+
+    current = fields.List(
+        fields.Raw(metadata=MANIFEST_OR_NULL),
+        allow_none=True,
+        metadata=_doc("What the cluster holds now."),
+    )
+    proposed = fields.List(
+        fields.Raw(metadata=MANIFEST_OR_NULL),
+        allow_none=True,
+        metadata=_doc("What it would hold after the change."),
+    )

@@ -375,3 +375,13 @@ def test_the_page_s_example_is_documented_as_the_stream_it_serves(client, spec):
     assert outside.status_code == 416
     assert outside.get_json()["error"]["code"] == "RangeNotSatisfiable"
     assert "416" in operation["responses"]
+
+
+def test_impact_s_sides_are_described_as_the_service_reads_them(client, spec):
+    sides = spec["components"]["schemas"]["ImpactRequest"]["properties"]
+    for side in ("current", "proposed"):
+        assert sides[side]["type"] == ["array", "null"]
+        manifest, null = sides[side]["items"]["anyOf"]
+        assert (manifest["required"], null) == (["kind"], {"type": "null"})
+    assert client.post("/v1/impact", json={"current": None, "proposed": [None]}).status_code == 200
+    assert client.post("/v1/impact", json={"current": [{}]}).status_code == 400
