@@ -192,7 +192,8 @@ class ObjectNotFound(ApiError):
 
 
 class PreconditionFailed(ApiError):
-    """`If-Match` is not the cluster's current ETag; `generation` is the current one."""
+    """`If-Match` is not the cluster's current ETag, or the `If-None-Match` of a `POST` is;
+    `generation` is the current one."""
 
     status, code = 412, "PreconditionFailed"
 
@@ -255,6 +256,7 @@ HTTP_CODES = {
     405: "MethodNotAllowed",
     413: "PayloadTooLarge",
     415: "UnsupportedMediaType",
+    416: "RangeNotSatisfiable",  # a file's Range (the page's files)
 }
 
 

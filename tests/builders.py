@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 API = "ome.io/v1beta1"
@@ -159,3 +159,29 @@ def json_paths(node: Any, path: tuple = ()) -> Iterator[tuple]:
     elif isinstance(node, list):
         for index, value in enumerate(node):
             yield from json_paths(value, (*path, index))
+
+
+def reordered_keys(node: Any, order: Callable[[list], Iterable] = reversed) -> Any:
+    """A JSON value with the keys of every mapping in it put in ``order`` (reversed: the last
+    first); send it with ``data=json.dumps(...)``, as the test client's ``json=`` sorts them."""
+    if isinstance(node, dict):
+        return {key: reordered_keys(node[key], order) for key in order(list(node))}
+    if isinstance(node, list):
+        return [reordered_keys(item, order) for item in node]
+    return node
+
+
+def read_whole(wsgi_app: Callable) -> Callable:
+    """``wsgi_app`` with each answer read whole and closed at once, for a client that never
+    closes what it reads (a file answered would be left open: a ResourceWarning)."""
+
+    def answered(environ: dict, start_response: Callable) -> list[bytes]:
+        body = wsgi_app(environ, start_response)
+        try:
+            return [b"".join(body)]
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+
+    return answered

@@ -18,21 +18,27 @@ from app.http.body import content_type, ranking_request, read_body
 from app.http.catalog_reads import RANK_BY_NAME, SELECT_BY_NAME, ByName, catalog_answer, may_read
 from app.http.described import (
     CATALOG_ERRORS,
-    MANIFESTS,
+    NAMESPACE_SCHEMA,
     NEGOTIATED,
     NOT_MODIFIED,
     STREAM_ERRORS,
     answer,
     described,
     parameter,
+    ranking_body,
 )
 from app.http.limits import check_rankings, check_runtimes
-from app.http.query import accelerator_classes_known
+from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, accelerator_classes_known, check_query
 from app.http.rank_request import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
 from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
 from app.schemas.catalog_answers import SelectionsSchema
-from app.schemas.rank_answers import RankResponseSchema, SelectResponseSchema
+from app.schemas.document_schemas import MODEL_KINDS
+from app.schemas.rank_answers import (
+    OverlayRequestSchema,
+    RankResponseSchema,
+    SelectResponseSchema,
+)
 from app.schemas.requests import load_rank_request
 from app.selection.prediction import Prediction
 from app.selection.questions import planned_placements, planned_rankings, selections
@@ -50,8 +56,15 @@ bp = Blueprint("cluster_answers", __name__)
 
 BY_NAME = (
     parameter("model", "The model's name (or use `inferenceService`)."),
-    parameter("namespace", "Where a BaseModel is looked for; the target namespace."),
-    parameter("modelKind", "`BaseModel` or `ClusterBaseModel`: look only there."),
+    parameter(
+        "namespace", "Where a BaseModel is looked for; the target namespace.", **NAMESPACE_SCHEMA
+    ),
+    parameter(
+        "modelKind",
+        "`BaseModel` or `ClusterBaseModel`: look only there.",
+        type="string",
+        enum=list(MODEL_KINDS),
+    ),
     parameter("inferenceService", "`<namespace>/<name>` of a stored InferenceService."),
     "AcceleratorClassesKnown",
 )
@@ -63,9 +76,36 @@ BY_NAME_ERRORS = (
     "InferenceServiceNotFound",
     *errors.SELECTION_ERRORS,
 )
-OVERLAID_ERRORS = (*BY_NAME_ERRORS, *STREAM_ERRORS)
-RANKING = answer("The ranking.", RankResponseSchema, NEGOTIATED, headers=("ETag", "Vary"))
-SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag",))
+OVERLAID_ERRORS = (*BY_NAME_ERRORS, *STREAM_ERRORS, "PreconditionFailed")
+# RFC 9110 §13.1.2: on a POST a condition that holds is a 412.
+IF_NONE_MATCH_POST = parameter(
+    "If-None-Match",
+    "412 `PreconditionFailed` when the catalog's ETag is still one of these (a list, compared "
+    "weakly, or `*`), after the body is read and ranked: answer only against a catalog that "
+    "changed since.",
+    "header",
+)
+OVERLAID_PARAMETERS = (
+    IF_NONE_MATCH_POST,
+    "CacheControl",
+    *BY_NAME[:3],
+    "OmeVersion",
+    "ModelCacheProvider",
+    "AcceleratorClassesKnown",
+)
+RANKING = answer(
+    "The ranking.", RankResponseSchema, NEGOTIATED, headers=("ETag", "Vary", "X-Cache")
+)
+SELECTED = answer("The selected runtime.", SelectResponseSchema, headers=("ETag", "X-Cache"))
+OVERLAY_BODY = ranking_body(
+    "`/v1/rank`'s body, its runtimes and AcceleratorClasses laid over the stored ones (the same "
+    "kind, namespace and name replaces); `model` may be left out when `?model=` names a stored "
+    "one. Nothing is stored.",
+    OverlayRequestSchema,
+    "YAML: a `---`-separated stream of manifests and/or `kind: List` objects, as `/v1/rank` "
+    "reads it (the schema describes one of its documents), but for its model, which may be left "
+    "out when `?model=` names a stored one.",
+)
 
 
 def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
@@ -105,6 +145,7 @@ def _by_name(
     """The answer by name: asked of the catalog as the poll path asks it (app/http/polls.py),
     which may have looked the token and the cluster up already."""
     may_read(cluster)
+    check_query(NAMESPACE)
     output = by_name.output(request.accept_mimetypes)
 
     def compute(documents: CatalogDocuments) -> Answer:
@@ -151,6 +192,7 @@ def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
     """A request's manifests over the stored catalog: nothing is stored (rules §17). The answer
     is cached under the catalog's generation and the digest of the raw request."""
     may_read(cluster)
+    check_query(NAMESPACE, MODEL_CACHE_PROVIDER)
     raw = read_body()
     question = [
         "overlay",
@@ -212,8 +254,8 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
     "rankOverlaid",
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
-    parameters=(*BY_NAME[:3], "AcceleratorClassesKnown"),
-    body=MANIFESTS,
+    parameters=OVERLAID_PARAMETERS,
+    body=OVERLAY_BODY,
     answers={200: RANKING},
     errors=OVERLAID_ERRORS,
     secured=True,
@@ -231,8 +273,8 @@ def rank_overlaid(cluster: str) -> Response:
     "selectOverlaid",
     "clusters",
     "The body's manifests over the stored runtimes; nothing stored",
-    parameters=(*BY_NAME[:3], "AcceleratorClassesKnown"),
-    body=MANIFESTS,
+    parameters=OVERLAID_PARAMETERS,
+    body=OVERLAY_BODY,
     answers={200: SELECTED},
     errors=(*OVERLAID_ERRORS, "NoRuntimeFound"),
     secured=True,
@@ -253,11 +295,13 @@ def select_overlaid(cluster: str) -> Response:
     parameters=(
         "IfNoneMatch",
         "CacheControl",
-        parameter("namespace", "Only this namespace."),
+        parameter("namespace", "Only this namespace.", **NAMESPACE_SCHEMA),
         "AcceleratorClassesKnown",
     ),
     answers={
-        200: answer("The selections.", SelectionsSchema, NEGOTIATED, headers=("ETag",)),
+        200: answer(
+            "The selections.", SelectionsSchema, NEGOTIATED, headers=("ETag", "Vary", "X-Cache")
+        ),
         304: NOT_MODIFIED,
     },
     errors=(*CATALOG_ERRORS, "InvalidDocument", "LimitExceeded"),
@@ -266,6 +310,7 @@ def select_overlaid(cluster: str) -> Response:
 @store_errors
 def cluster_selections(cluster: str) -> Response:
     may_read(cluster)
+    check_query(NAMESPACE)
     output = wanted_output()
     namespace = request.args.get("namespace") or None
 

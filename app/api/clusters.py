@@ -20,11 +20,13 @@ from app.http.access import (
     not_modified,
     store_errors,
 )
-from app.http.body import json_body, objects
+from app.http.body import objects, one_document
 from app.http.described import (
     CATALOG_ERRORS,
     MANIFESTS,
+    NAMESPACE_SCHEMA,
     NOT_MODIFIED,
+    ONE_DOCUMENT,
     STREAM_ERRORS,
     YAML,
     answer,
@@ -32,7 +34,9 @@ from app.http.described import (
     described,
     parameter,
 )
+from app.http.query import NAMESPACE, check_query
 from app.http.respond import respond, wanted_output
+from app.rendering.encode import sorted_keys
 from app.rendering.payloads import rendered
 from app.rendering.selections_body import ignored_body
 from app.schemas.catalog_answers import (
@@ -47,6 +51,7 @@ from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
 from app.selection.values import OtherObject, length_problem
 from app.store import (
     CLUSTER_SCOPED_KINDS,
+    KINDS,
     ClusterInfo,
     ClusterSettings,
     CreationRefused,
@@ -86,7 +91,7 @@ def reply(body: Any, status: int = 200, info: ClusterInfo | None = None) -> Resp
 
 def _settings(body: Any) -> ClusterSettings:
     if not isinstance(body, dict):
-        raise errors.MalformedRequest("cluster settings must be a JSON object")
+        raise errors.MalformedRequest("cluster settings must be an object")
     unknown = set(body) - set(SETTINGS_KEYS.values())
     if unknown:
         raise errors.MalformedRequest(f"unknown settings: {', '.join(sorted(unknown))}")
@@ -137,14 +142,20 @@ def list_clusters() -> Response:
     "clusters",
     "Create (201) or update (200) a cluster's settings",
     parameters=("IfMatch",),
-    body=body("The settings; no body keeps the defaults.", ClusterSettingsSchema, required=False),
+    body=body(
+        "The settings, as JSON or YAML (one document); no body keeps the defaults.",
+        ClusterSettingsSchema,
+        media=ONE_DOCUMENT,
+        required=False,
+    ),
     answers={
         200: _tagged("Updated.", ClusterInfoSchema),
         201: _tagged("Created.", ClusterInfoSchema),
     },
-    errors=(
-        *CATALOG_ERRORS,
+    errors=(  # no 404: a PUT creates the cluster it does not find
+        *(code for code in CATALOG_ERRORS if code != "ClusterNotFound"),
         "PayloadTooLarge",
+        "UnsupportedMediaType",
         "PreconditionFailed",
         "InvalidDocument",
         "LimitExceeded",
@@ -154,7 +165,7 @@ def list_clusters() -> Response:
 @store_errors
 def put_cluster(cluster: str) -> Response:
     token = may_write(cluster)
-    body = json_body() if request.content_length else {}
+    body = one_document() if request.content_length else {}
     settings = _settings(body)
     try:
         # rules §17: only write on `*` creates; decided inside the write, so a cluster deleted
@@ -279,10 +290,17 @@ def apply_objects(cluster: str) -> Response:
     "clusters",
     "Remove one object",
     parameters=(
-        parameter("kind", "One of the stored kinds (`counts` lists them).", "path", required=True),
+        parameter(
+            "kind",
+            "One of the stored kinds (`counts` lists them).",
+            "path",
+            required=True,
+            type="string",
+            enum=list(KINDS),
+        ),
         parameter("name", "The object's name.", "path", required=True),
         "IfMatch",
-        parameter("namespace", "For namespaced kinds (default `default`)."),
+        parameter("namespace", "For namespaced kinds (default `default`).", **NAMESPACE_SCHEMA),
     ),
     answers={200: _tagged("The new generation and counts.", ObjectDeletedSchema)},
     errors=(*CATALOG_ERRORS, "ObjectNotFound", "PreconditionFailed", "InvalidDocument"),
@@ -291,6 +309,7 @@ def apply_objects(cluster: str) -> Response:
 @store_errors
 def delete_object(cluster: str, kind: str, name: str) -> Response:
     token = may_write(cluster)
+    check_query(NAMESPACE)
     info_or_404(cluster)
     namespace = request.args.get("namespace") or None
     if kind not in CLUSTER_SCOPED_KINDS and namespace is None:
@@ -316,7 +335,7 @@ def delete_object(cluster: str, kind: str, name: str) -> Response:
     parameters=(
         "IfNoneMatch",
         parameter("kind", "Only objects of this kind."),
-        parameter("namespace", "Only objects of this namespace."),
+        parameter("namespace", "Only objects of this namespace.", **NAMESPACE_SCHEMA),
     ),
     answers={200: _tagged("The objects as stored.", ObjectListSchema), 304: NOT_MODIFIED},
     errors=(*CATALOG_ERRORS, "InvalidDocument"),
@@ -325,6 +344,7 @@ def delete_object(cluster: str, kind: str, name: str) -> Response:
 @store_errors
 def list_objects(cluster: str) -> Response:
     may_read(cluster)
+    check_query(NAMESPACE)
     info = info_or_404(cluster)
     unchanged = not_modified(info)
     if unchanged is not None:
@@ -334,7 +354,7 @@ def list_objects(cluster: str) -> Response:
         raise errors.ClusterNotFound(cluster)
     kind, namespace = request.args.get("kind"), request.args.get("namespace")
     items = [
-        item.manifest
+        sorted_keys(item.manifest)  # as `kubectl get -o json` writes a custom resource
         for item in catalog.objects
         if (kind is None or item.kind == kind)
         and (namespace is None or item.namespace == namespace)

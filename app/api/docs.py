@@ -14,7 +14,8 @@ from typing import Any
 from flask import Blueprint, Response, current_app, render_template
 from markupsafe import Markup, escape
 
-from app.http.described import answer, described
+from app.http.described import JSON, YAML_BODIES, answer, described
+from app.rendering.encode import to_yaml
 
 from .openapi import spec_for
 
@@ -84,8 +85,13 @@ def constraints(schema: dict) -> str:
     return "; ".join(parts)
 
 
-def example_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+def example_text(value: Any, media_type: str = JSON) -> str:
+    """An example as its media type writes it: text as it is, YAML as YAML, else JSON."""
+    if isinstance(value, str):
+        return value
+    if media_type in YAML_BODIES:
+        return to_yaml(value).decode("utf-8")
+    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def _operations(spec: dict) -> list[dict]:

@@ -13,11 +13,12 @@ from app.http.access import (
     stateless_access,
     store_errors,
 )
-from app.http.body import json_body
+from app.http.body import one_document
 from app.http.described import (
     CATALOG_ERRORS,
     MANIFESTS,
     NEGOTIATED,
+    ONE_DOCUMENT,
     SETTINGS_PARAMETERS,
     STREAM_ERRORS,
     answer,
@@ -46,12 +47,17 @@ bp = Blueprint("impact", __name__)
 bp.before_request(stateless_access)
 
 
+# ``?delete=``'s values, as JSON Schema writes what ``_deleted`` takes.
+DELETED_PATTERN = f"^({'|'.join(sorted(CLUSTER_SCOPED_KINDS))})/[^/]+$|^[^/]+/[^/]+/[^/]+$"
+
+
 def _deleted() -> frozenset[ObjectKey]:
-    """``?delete=<kind>/<namespace>/<name>`` (``<kind>/<name>`` for cluster-scoped kinds)."""
+    """``?delete=<kind>/<namespace>/<name>`` (``<kind>/<name>`` for cluster-scoped kinds); no
+    part empty."""
     found = set()
     for value in request.args.getlist("delete"):
         parts = value.split("/")
-        if len(parts) == 2 and parts[0] in CLUSTER_SCOPED_KINDS:
+        if len(parts) == 2 and parts[0] in CLUSTER_SCOPED_KINDS and parts[1]:
             found.add((parts[0], "", parts[1]))
         elif len(parts) == 3 and all(parts):
             # A cluster-scoped kind has no namespace: one given is ignored, as kubectl does.
@@ -93,7 +99,7 @@ def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = 
             "`<kind>/<namespace>/<name>` (`<kind>/<name>` for cluster-scoped kinds) the change "
             "deletes; repeatable.",
             type="array",
-            items={"type": "string"},
+            items={"type": "string", "pattern": DELETED_PATTERN},
         ),
         *SETTINGS_PARAMETERS,
     ),
@@ -125,19 +131,25 @@ def impact_cluster(cluster: str) -> Response:
     "whose `/v1/select` answer the change moves (status, body or `placement`); nothing stored. "
     "`text/plain`: `NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
     parameters=SETTINGS_PARAMETERS,
-    body=body("The manifests of both sides.", ImpactRequestSchema),
+    body=body(
+        "The manifests of both sides, as JSON or YAML (one document).",
+        ImpactRequestSchema,
+        media=ONE_DOCUMENT,
+    ),
     answers={200: answer("The changes.", ImpactSchema, NEGOTIATED, headers=("Vary",))},
-    errors=tuple(code for code in STREAM_ERRORS if code != "UnsupportedMediaType"),
+    errors=STREAM_ERRORS,
 )
 def impact() -> Response:
     """``{"current": [...], "proposed": [...]}``: two streams of manifests."""
-    body = json_body()
+    body = one_document()
     if not isinstance(body, dict) or set(body) - {"current", "proposed"}:
         raise errors.MalformedRequest('send {"current": [manifests], "proposed": [manifests]}')
     limit = current_app.config["MAX_OBJECTS_PER_CLUSTER"]
     sides = []
     for side in ("current", "proposed"):
-        documents = body.get(side, [])
+        documents = body.get(side)
+        if documents is None:  # absent, or null: absent too
+            documents = []
         if not isinstance(documents, list):
             raise errors.MalformedRequest(f"{side} must be an array of manifests")
         stream = objects_in(documents, side, 0, limit)

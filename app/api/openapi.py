@@ -16,11 +16,14 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
 from marshmallow import fields
+from werkzeug.routing import Rule
 
 from app import errors
-from app.http.described import JSON, Operation, operation_of, parameter
+from app.http.access import stateless_access
+from app.http.described import JSON, NAMESPACE_SCHEMA, Operation, operation_of, parameter
 from app.http.observability import REQUEST_ID_HEADER, REQUEST_ID_MAX_LENGTH
 from app.schemas.fields import AnnotationValue, StrictBoolean, StrictInteger
+from app.schemas.names import LABEL_MAX, LABEL_PATTERN
 from app.schemas.rank_answers import ErrorSchema
 from app.selection.values import MAX_VALUE_CHARS
 from app.version import __version__
@@ -114,7 +117,11 @@ PARAMETERS = {
         "poll for free.",
         "header",
     ),
-    "Namespace": parameter("namespace", "Target namespace, when the body names none."),
+    "Namespace": parameter(
+        "namespace",
+        "Target namespace, when the body names none: a DNS-1123 label (empty: absent).",
+        **NAMESPACE_SCHEMA,
+    ),
     "OmeVersion": parameter(
         "omeVersion",
         "OME version whose rules apply (default 1.3, or the cluster's), when the body names "
@@ -134,16 +141,30 @@ PARAMETERS = {
         "`true` or `false`: whether the request holds every AcceleratorClass of the cluster, "
         "when the body does not say (absent: the cluster's setting `acceleratorClassesKnown` on "
         "a stored catalog, else known when it holds at least one). Unknown classes make a "
-        "policy's pick `unknown` in `placement`, never a guess.",
+        "policy's pick `unknown` in `placement`, never a guess. Anything else is a 422 "
+        "`InvalidDocument`.",
+        type="string",
+        enum=["true", "false"],
     ),
 }
-PATH_PARAMETERS = {"cluster": "The cluster's name, a DNS-1123 label."}
+# Path parameters no operation declares itself: (description, schema).
+PATH_PARAMETERS = {
+    "cluster": (
+        "The cluster's name, a DNS-1123 label; anything else is a 400 `MalformedRequest`.",
+        {"type": "string", "pattern": LABEL_PATTERN, "maxLength": LABEL_MAX},
+    )
+}
 # Werkzeug's errors, for paths and methods no operation lists; and every server error, which any
 # request may meet (app/worker answers them before or around the application).
 ROUTING_ERRORS = {
     "NotFound": (404, "No such route."),
     "MethodNotAllowed": (405, "The path does not serve this method."),
+    "RangeNotSatisfiable": (416, "A file's `Range` that is not within it."),
 }
+# The statuses the HTTP server answers itself too, before or instead of the application
+# (docs/api.md "Errors"): those answers carry no X-Request-ID.
+WORKER_STATUSES = frozenset({400, 408, 414, 417, 431, 501, 503})
+REQUEST_ID_IF_ANY = "X-Request-ID-If-Any"  # the header's component where it may be missing
 SERVER_ERRORS = (
     errors.RequestTimeout,
     errors.RequestLineTooLong,
@@ -198,6 +219,16 @@ class _Builder:
             header: dict[str, Any] = {"description": text, "schema": schema}
             if name == REQUEST_ID_HEADER:
                 header.update(required=True, schema={**schema, "maxLength": REQUEST_ID_MAX_LENGTH})
+                components.header(
+                    REQUEST_ID_IF_ANY,
+                    {
+                        **header,
+                        "required": False,
+                        "description": f"{text} Not on what the HTTP server answers itself, "
+                        "before or instead of the application: a malformed request's 400, 408, "
+                        "414, 417, 431, 501 and the worker's 503.",
+                    },
+                )
             components.header(name, header)
         for name, shared in PARAMETERS.items():
             components.parameter(name, shared["in"], shared)
@@ -207,6 +238,7 @@ class _Builder:
 
     def error_response(self, codes: tuple[str, ...], headers: tuple[str, ...]) -> dict[str, Any]:
         """One status's response: each code's description and example."""
+        status = self.errors[codes[0]][0]
         names = list(dict.fromkeys([REQUEST_ID_HEADER, *headers]))
         lines = []
         for code in codes:
@@ -220,29 +252,39 @@ class _Builder:
         }
         return {
             "description": "\n\n".join(lines),
-            "headers": {name: name for name in names},
+            "headers": _header_refs(names, status),
             "content": {JSON: {"schema": ErrorSchema, "examples": examples}},
         }
 
-    def add(self, path: str, method: str, operation: Operation, arguments: list[str]) -> None:
+    def add(
+        self,
+        path: str,
+        method: str,
+        operation: Operation,
+        arguments: list[str],
+        secured: bool = False,
+    ) -> None:
+        """The operation at ``path``; ``secured``: it needs a token (its own ``secured``, or the
+        deployment's, ``OME_RANKER_AUTH_STATELESS``), so 401 too."""
         declared = {p["name"] for p in operation.parameters if isinstance(p, dict)}
         parameters: list[Any] = ["RequestId"]
-        parameters += [
-            parameter(name, PATH_PARAMETERS[name], "path", required=True)
-            for name in arguments
-            if name not in declared
-        ]
+        for name in arguments:
+            if name not in declared:
+                text, schema = PATH_PARAMETERS[name]
+                parameters.append(parameter(name, text, "path", required=True, **schema))
         parameters += operation.parameters
         responses: dict[str, Any] = {}
         for status, answer in operation.answers.items():
-            responses[str(status)] = self.answer(answer, operation.headers)
+            responses[str(status)] = self.answer(answer, operation.headers, status)
+        secured = secured or operation.secured
+        errors_ = (*operation.errors, *(("Unauthorized",) if secured else ()))
         by_status: dict[int, list[str]] = defaultdict(list)
-        for code in dict.fromkeys((*operation.errors, *(error.code for error in SERVER_ERRORS))):
+        for code in dict.fromkeys((*errors_, *(error.code for error in SERVER_ERRORS))):
             by_status[self.errors[code][0]].append(code)
         for status, codes in sorted(by_status.items()):
             if str(status) in responses:
                 continue  # an answer of the view's own (readiness's 503)
-            if len(codes) == 1 and codes[0] not in operation.errors:
+            if len(codes) == 1 and codes[0] not in errors_:
                 responses[str(status)] = codes[0]  # the component
             else:
                 responses[str(status)] = self.error_response(tuple(codes), operation.headers)
@@ -257,13 +299,15 @@ class _Builder:
             item["description"] = operation.description
         if operation.body is not None:
             item["requestBody"] = self.content_of(operation.body)
-        if operation.secured:
+        if secured:
             item["security"] = [{"bearer": []}]
         self.spec.path(path=path, operations={method: item})
 
-    def answer(self, answer: dict[str, Any], headers: tuple[str, ...]) -> dict[str, Any]:
-        names = [REQUEST_ID_HEADER, *headers, *answer["headers"]]
-        found = {**self.content_of(answer), "headers": {name: name for name in names}}
+    def answer(
+        self, answer: dict[str, Any], headers: tuple[str, ...], status: int
+    ) -> dict[str, Any]:
+        names = list(dict.fromkeys([REQUEST_ID_HEADER, *headers, *answer["headers"]]))
+        found = {**self.content_of(answer), "headers": _header_refs(names, status)}
         if not found["content"]:
             del found["content"]
         return found
@@ -279,6 +323,15 @@ class _Builder:
             }
         found.pop("headers", None)
         return found
+
+
+def _header_refs(names: list[str], status: int) -> dict[str, str]:
+    """Each header by its component; an answer of a status the HTTP server also answers itself
+    may lack ``X-Request-ID``."""
+    refs = {name: name for name in names}
+    if status in WORKER_STATUSES:
+        refs[REQUEST_ID_HEADER] = REQUEST_ID_IF_ANY
+    return refs
 
 
 def _annotation_map(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
@@ -298,6 +351,14 @@ def _binary_size(count: int) -> str:
     return f"{count} B"
 
 
+def _stateless(app: Flask, rule: Rule) -> bool:
+    """Whether ``rule`` is a stateless endpoint, which ``stateless_access`` guards (its
+    blueprint's hook, on a path that is no catalog's)."""
+    blueprint = rule.endpoint.rpartition(".")[0]
+    guarded = stateless_access in app.before_request_funcs.get(blueprint, ())
+    return guarded and not rule.rule.startswith("/v1/clusters/")
+
+
 def build_spec(app: Flask) -> dict[str, Any]:
     """The OpenAPI document of ``app``'s routes, with its deployment's limits."""
     max_runtimes = app.config["MAX_RUNTIMES"]
@@ -307,9 +368,10 @@ def build_spec(app: Flask) -> dict[str, Any]:
         if operation is None:
             raise LookupError(f"{rule.endpoint} ({rule.rule}) declares no operation")
         path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
+        secured = app.config["AUTH_STATELESS"] and _stateless(app, rule)
         for method in sorted((rule.methods or set()) - AUTOMATIC_METHODS):
             arguments = re.findall(r"<(?:[^:>]+:)?([^>]+)>", rule.rule)
-            builder.add(path, method.lower(), operation, arguments)
+            builder.add(path, method.lower(), operation, arguments, secured)
     document = builder.spec.to_dict()
     runtimes = document["components"]["schemas"]["RankRequest"]["properties"]["runtimes"]
     runtimes["maxItems"] = max_runtimes  # more is a 413 PayloadTooLarge

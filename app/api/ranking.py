@@ -4,6 +4,7 @@ decode, validate, rank and render (rules §15, §16)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from flask import Blueprint, Response, current_app, request
 
@@ -12,7 +13,17 @@ from app.errors import SELECTION_ERRORS
 from app.http import cached, record
 from app.http.access import stateless_access
 from app.http.body import content_type, read_body
-from app.http.described import JSON, NEGOTIATED, TEXT, YAML, YAML_BODIES, answer, body, described
+from app.http.described import (
+    JSON,
+    NEGOTIATED,
+    TEXT,
+    YAML,
+    YAML_BODIES,
+    answer,
+    described,
+    ranking_body,
+)
+from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, check_query
 from app.http.rank_request import compute_ranking, load_request
 from app.http.respond import wanted_output
 from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
@@ -23,26 +34,21 @@ from .examples import seed_examples
 
 bp = Blueprint("ranking", __name__)
 
-RANKING_BODY = body(
+RANKING_BODY = ranking_body(
     "The model, the candidate runtimes and optionally the InferenceService: the object below; "
     "or, as `kubectl apply -f` takes JSON, a manifest (an object with a top-level `kind`: one "
     "object, or a `kind: List` as `kubectl get -o json` prints it) or an array of manifests, read "
     "exactly like the same YAML stream.",
-    {
-        "anyOf": [
-            RankRequestSchema,
-            {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}},
-            {"type": "array", "items": {"type": "object"}},
-        ]
-    },
-    yaml="A `---`-separated stream of manifests and/or `kind: List` objects, as `kubectl apply -f` "
-    "takes it: exactly one BaseModel or ClusterBaseModel, any number of ServingRuntimes and "
-    "ClusterServingRuntimes, at most one InferenceService; objects of other kinds (Namespace, "
-    "Kustomization …) are skipped and listed under `ignored`; an object repeated with the same "
-    "kind, namespace and name counts once (the last), with a warning. `namespace`, `omeVersion` "
-    "and `modelCacheProvider` come as query parameters. Loaded safely: no object-building tags, "
-    "at most 1 000 aliases, at most 1 000 000 nodes per document with aliases expanded, at most "
-    "200 levels of nesting.",
+    RankRequestSchema,
+    "YAML: a `---`-separated stream of manifests and/or `kind: List` objects, as `kubectl apply "
+    "-f` takes it (the schema describes one of its documents; an empty one is skipped): exactly "
+    "one BaseModel or ClusterBaseModel, any number of ServingRuntimes and ClusterServingRuntimes, "
+    "at most one InferenceService; objects of other kinds (Namespace, Kustomization …) are "
+    "skipped and listed under `ignored`; an object repeated with the same kind, namespace and "
+    "name counts once (the last), with a warning. `namespace`, `omeVersion` and "
+    "`modelCacheProvider` come as query parameters. Loaded safely: no object-building tags, at "
+    "most 1 000 aliases, at most 1 000 000 nodes per document with aliases expanded, at most 200 "
+    "levels of nesting.",
     examples=lambda: {
         JSON: {"seed": seed_examples()["json_request"]},
         **{media: {"seed": seed_examples()["yaml_request"]} for media in YAML_BODIES},
@@ -86,6 +92,7 @@ def cached_answer(endpoint: str, output: str, render: Callable[[Prediction], Ans
 
 
 bp.before_request(stateless_access)
+bp.before_request(partial(check_query, NAMESPACE, MODEL_CACHE_PROVIDER))  # once access is decided
 
 
 @bp.after_request

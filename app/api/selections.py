@@ -3,12 +3,15 @@ request (rules §19); ``GET /v1/clusters/{cluster}/selections`` answers the same
 
 from __future__ import annotations
 
+from functools import partial
+
 from flask import Blueprint, Response, request
 
 from app.http import deadline
 from app.http.access import stateless_access
 from app.http.described import (
     MANIFESTS,
+    NAMESPACE_SCHEMA,
     NEGOTIATED,
     SETTINGS_PARAMETERS,
     STREAM_ERRORS,
@@ -17,7 +20,7 @@ from app.http.described import (
     parameter,
 )
 from app.http.limits import check_rankings, objects_within_bounds
-from app.http.query import read_with_query
+from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, check_query, read_with_query
 from app.http.respond import respond, selections_answer, wanted_output
 from app.rendering.selections_body import ignored_body
 from app.schemas.catalog_answers import SelectionsSchema
@@ -31,6 +34,7 @@ from app.selection.values import CatalogView
 
 bp = Blueprint("selections", __name__)
 bp.before_request(stateless_access)
+bp.before_request(partial(check_query, NAMESPACE, MODEL_CACHE_PROVIDER))  # once access is decided
 
 
 @bp.post("/v1/selections")
@@ -40,7 +44,10 @@ bp.before_request(stateless_access)
     "Every InferenceService and model of a stream with its outcome",
     description="A model that no InferenceService names has a row with `name` null. "
     "`text/plain`: `NAMESPACE INFERENCESERVICE MODEL RUNTIME SCOPE MESSAGE`.",
-    parameters=(*SETTINGS_PARAMETERS, parameter("namespace", "Only the rows of this namespace.")),
+    parameters=(
+        *SETTINGS_PARAMETERS,
+        parameter("namespace", "Only the rows of this namespace.", **NAMESPACE_SCHEMA),
+    ),
     body=MANIFESTS,
     answers={200: answer("The selections.", SelectionsSchema, NEGOTIATED, headers=("Vary",))},
     errors=STREAM_ERRORS,

@@ -227,7 +227,7 @@ BY_NAME_PARAMETERS = (
     "modelKind",
     "namespace",
     "inferenceService",
-    "acceleratorClassesKnown",  # as written: a value other than true or false is a 400
+    "acceleratorClassesKnown",  # as written: a value other than true or false is Flask's 422
 )
 
 

@@ -29,7 +29,7 @@ from app.store import (
 from app.store.records import CLUSTER_NAME
 
 from . import record
-from .conditions import MalformedTags, none_match, write_precondition
+from .conditions import MalformedTags, unless_none_match, write_precondition
 
 log = logging.getLogger("app.catalog")
 # The setting behind each bound of a store (app/store/records.py Bound).
@@ -177,14 +177,10 @@ def if_match() -> Precondition | None:
         ) from None
 
 
-def not_modified(info: ClusterInfo) -> Response | None:
-    """304 for a read whose ``If-None-Match`` names the current generation."""
-    wanted = request.headers.get("If-None-Match")
-    if wanted is None or not none_match(wanted, etag(info)):
-        return None
-    response = Response(status=304)
-    response.headers["ETag"] = etag(info)
-    return response
+def not_modified(info: ClusterInfo, status: int = 200) -> Response | None:
+    """304 for a read whose ``If-None-Match`` names the current generation, once its answer is
+    known to be a 2xx of ``status``; 412 for a POST's (app/http/conditions.py)."""
+    return unless_none_match(etag(info), info.generation, status)
 
 
 def documents_or_404(cluster: str) -> CatalogDocuments:

@@ -17,7 +17,7 @@ from gunicorn.http.errors import NoMoreData, ParseException
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from app.errors import MalformedRequest, RequestTimeout
-from app.reading.decoding import decode_body, decode_json_body
+from app.reading.decoding import decode_body
 from app.reading.manifests import ManifestStream, request_of
 from app.reading.object_streams import ObjectStream, read_objects
 
@@ -99,9 +99,17 @@ def content_type() -> str:
     return request.mimetype or "application/json"
 
 
-def json_body() -> dict | list:
-    """A body that can only be JSON (settings, ``/v1/impact``'s two streams)."""
-    return decode_json_body(read_body())
+def one_document() -> Any:
+    """A body that is one document, not a stream (a cluster's settings, ``/v1/impact``'s two
+    streams): JSON, or YAML holding exactly one document (null ones skipped, as in every stream);
+    415 for another type."""
+    is_yaml, value = decoded(read_body())
+    if not is_yaml:
+        return value
+    documents = [document for document in value if document is not None]
+    if len(documents) != 1:
+        raise MalformedRequest(f"the body must hold one YAML document, found {len(documents)}")
+    return documents[0]
 
 
 def decoded(raw: bytes) -> tuple[bool, Any]:

@@ -124,14 +124,12 @@ def catalog_answer(
 ) -> Response:
     """The answer to ``question`` about the current generation of the catalog (rules §16,
     §17), after ``may_read``: the cluster's info (as the poll path read it, else read now) and
-    a cache GET when it is cached (or 304 with ``If-None-Match``); on a miss, the documents are
-    read, in their own snapshot, and the answer is stored under the generation it was computed
-    from. Requests of one worker that miss the same answer at once wait for one computation."""
+    a cache GET when it is cached; on a miss, the documents are read, in their own snapshot, and
+    the answer is stored under the generation it was computed from. Requests of one worker that
+    miss the same answer at once wait for one computation. ``If-None-Match`` is evaluated on the
+    answer (a 304, or a POST's 412), never instead of it (RFC 9110 §13.2.1)."""
     read = _handed_over(cluster)
     info = access.info_or_404(cluster) if read is None else read.current()
-    unchanged = access.not_modified(info)
-    if unchanged is not None:
-        return unchanged
     session = cached.request_session()
     prefix = session.cache.prefix
     key = answer_key(prefix, info, question)
@@ -143,6 +141,7 @@ def catalog_answer(
                 info = documents.info  # a write may have landed in between: key by what is read
                 key = answer_key(prefix, info, question)
                 found = cached.computed(session, key, lambda: compute(documents))
-    response = cached.response(session, found)
+    response = cached.response(session, found)  # records the cache's result, a 304's too
+    response = access.not_modified(info, found.status) or response
     response.headers["ETag"] = access.etag(info)
     return response

@@ -9,12 +9,16 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from app.reading.decoding import YAML_TYPES
+from app.schemas.catalog_answers import MANIFEST, MANIFEST_ARRAY
+from app.schemas.names import LABEL_MAX, NAMESPACE_PATTERN
 
 JSON = "application/json"
 YAML = "application/yaml"
 TEXT = "text/plain"
 # The media types a YAML body may come as.
 YAML_BODIES = YAML_TYPES
+# What a body that is one document comes as (app/http/body.py ``one_document``).
+ONE_DOCUMENT = (JSON, *YAML_BODIES)
 # ``Accept`` picks one of these (app/http/respond.py).
 NEGOTIATED = (JSON, TEXT, YAML)
 
@@ -87,16 +91,16 @@ def body(
     description: str,
     schema: Any,
     *,
-    yaml: str | None = None,
+    media: Iterable[str] = (JSON,),
+    yaml: Any = None,
     required: bool = True,
     examples: Callable[[], dict[str, dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """A request body: JSON by ``schema``; with ``yaml``, also a YAML stream so described."""
-    content = {JSON: {"schema": schema}}
+    """A request body: ``schema`` in each of ``media``; with ``yaml``, also a YAML stream, each
+    of its documents a value of that schema (``yaml_stream``)."""
+    content = {media_type: {"schema": schema} for media_type in media}
     if yaml is not None:
-        content.update(
-            {media: {"schema": {"type": "string", "description": yaml}} for media in YAML_BODIES}
-        )
+        content.update({media_type: {"schema": yaml} for media_type in YAML_BODIES})
     return {
         "description": description,
         "required": required,
@@ -111,14 +115,49 @@ def _schema(media_type: str, schema: Any) -> dict[str, Any]:
     return {"schema": {"type": "object"} if schema is None else schema}
 
 
+def yaml_stream(description: str, document: Any) -> dict[str, Any]:
+    """A YAML body's schema: what one document parses to, ``document`` or null (an empty one,
+    skipped). A stream of several (``---``) is no one value a schema can describe, so
+    ``description`` says how they are read; a client may send one ``kind: List`` instead."""
+    return {"description": description, "anyOf": [document, {"type": "null"}]}
+
+
 # The vocabulary the views share.
 ANY_OBJECT = {"type": "object"}
+STREAM_TEXT = (
+    "YAML: a `---`-separated stream of manifests and/or `kind: List` objects, as `kubectl apply "
+    "-f` takes it (an empty document is skipped); the schema describes one of its documents."
+)
 MANIFESTS = body(
     "Manifests as `kubectl apply -f` takes them: a YAML stream, a JSON object (one object or a "
     "`kind: List`) or a JSON array. Other kinds are skipped and reported.",
-    {"anyOf": [ANY_OBJECT, {"type": "array", "items": ANY_OBJECT}]},
-    yaml="A `---`-separated stream of manifests and/or `kind: List` objects.",
+    {"anyOf": [MANIFEST, MANIFEST_ARRAY]},
+    yaml=yaml_stream(STREAM_TEXT, MANIFEST),
 )
+
+
+def ranking_body(
+    description: str,
+    request: Any,
+    stream: str,
+    examples: Callable[[], dict[str, dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """A ranking's body (rules §15): the ``request`` object, or manifests (JSON: one, a
+    ``kind: List`` or an array; YAML: a stream of them, as ``stream`` says)."""
+    return body(
+        description,
+        {"anyOf": [request, MANIFEST, MANIFEST_ARRAY]},
+        yaml=yaml_stream(stream, MANIFEST),
+        examples=examples,
+    )
+
+
+# A namespace (rules §17: a DNS-1123 label; empty counts as absent).
+NAMESPACE_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": NAMESPACE_PATTERN,
+    "maxLength": LABEL_MAX,
+}
 # Each catalog route's: a path's cluster name that is no DNS-1123 label, access, the store.
 CATALOG_ERRORS = (
     "MalformedRequest",
@@ -136,4 +175,6 @@ STREAM_ERRORS = (
     "LimitExceeded",
 )
 SETTINGS_PARAMETERS = ("OmeVersion", "ModelCacheProvider", "AcceleratorClassesKnown")
-NOT_MODIFIED = answer("Not modified: the ETag is still the one sent.", media=(), headers=("ETag",))
+NOT_MODIFIED = answer(
+    "Not modified: the ETag is still the one sent.", media=(), headers=("ETag", "Vary")
+)

@@ -7,7 +7,9 @@ lookup; Flask's request handling around it (the request context, routing, the ho
 object and its header set) cost more than all of that together, so such a poll is answered
 here, by the WSGI callable in front of Flask's, with what the views use
 (app/http/catalog_reads.py): the same checks, the same status, headers and body, the same
-metrics and log line, and ``304`` for an ``If-None-Match`` that names the cluster's generation.
+metrics and log line, and ``304`` for an ``If-None-Match`` that names the cluster's generation,
+on an answer held (so a question that is no valid one, a model that does not exist, never gets a
+304: RFC 9110 §13.2.1).
 
 Anything else goes to Flask unchanged, which also answers every refusal with its error: a method
 but ``GET``, a ``Cache-Control`` header (``no-cache`` skips the cache), a query that Flask's
@@ -40,7 +42,7 @@ from .catalog_reads import HANDED_OVER, RANK_BY_NAME, SELECT_BY_NAME, ByName, an
 from .compression import GZIP_SUFFIX, gzip_etag, identity_tags, takes_gzip
 from .conditions import none_match
 from .observability import REQUEST_ID_HEADER, finish, request_id_from
-from .query import NO_STORE, NOSNIFF, query_refusal
+from .query import NAMESPACE, NO_STORE, NOSNIFF, query_refusal
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
@@ -97,23 +99,17 @@ class PollAnswers:
     ) -> tuple[str, Headers, bytes] | None:
         seen = record.RequestRecord()
         asked = self.app.request_class(environ)
-        if query_refusal(asked.args) is not None:
+        if query_refusal(asked.args, (NAMESPACE,)) is not None:  # what an answer by name takes
             return None  # refused by Flask's hook, before any view looks anything up
         read = look_up(self.app, cluster, asked.headers.get("Authorization"))
         environ[HANDED_OVER] = read  # if Flask answers, its view takes what was looked up
         info = read.info
         if read.decision.refusal is not None or info is None:
             return None
-        conditions = asked.headers.get("If-None-Match")
-        if conditions is not None and none_match(identity_tags(conditions), etag(info)):
-            named_gzip = GZIP_SUFFIX + '"' in conditions
-            answered = "304 NOT MODIFIED", [("ETag", _tag(info, named_gzip))], b""
-        else:
-            found = self._held(info, endpoint.by_name, asked)
-            if found is None:
-                return None
-            answered = found
-            seen.cache_result = HIT
+        answered = self._held(info, endpoint.by_name, asked)
+        if answered is None:
+            return None
+        seen.cache_result = HIT
         status, headers, body = answered
         read.decision.granted(seen)
         seen.request_id = request_id_from(asked.headers.get(REQUEST_ID_HEADER))
@@ -137,12 +133,18 @@ class PollAnswers:
     def _held(
         self, info: ClusterInfo, by_name: ByName, asked: Request
     ) -> tuple[str, Headers, bytes] | None:
-        """The answer as the view sends a cache hit, if this worker holds it decoded."""
+        """The answer as the view sends a cache hit, if this worker holds it decoded; its 304
+        when ``If-None-Match`` names the generation (a condition on that answer, never on an
+        answer this worker does not hold: Flask's path knows whether the query is valid)."""
         cache = get_ranking_cache(self.app)
         question = by_name.question(by_name.output(asked.accept_mimetypes), asked.args)
         found: Answer | None = cache.held(answer_key(cache.prefix, info, question))
         if found is None or found.status != 200:
             return None  # an error's code belongs in the log line: Flask's path sets it
+        conditions = asked.headers.get("If-None-Match")
+        if conditions is not None and none_match(identity_tags(conditions), etag(info)):
+            cache.count("hits")  # on the answer it names, as Flask's path finds it
+            return "304 NOT MODIFIED", [("ETag", _tag(info, GZIP_SUFFIX + '"' in conditions))], b""
         takes = takes_gzip(asked)
         if takes and found.gzipped is None and len(found.body) >= COMPRESS_MIN_BYTES:
             return None  # compressed on its way out, by Flask's path

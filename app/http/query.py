@@ -1,5 +1,6 @@
-"""What every endpoint shares, done once for all of them: the query parameters checked before any
-view runs, and the headers every answer carries (rules §17 "Headers")."""
+"""The query parameters the endpoints share, each checked where a route takes it, once access
+is decided (a route ignores a parameter it does not take, as it ignores any other); and the
+headers every answer carries (rules §17 "Headers")."""
 
 from __future__ import annotations
 
@@ -15,24 +16,33 @@ from app.schemas.requests import classes_known_setting, provider_refusal, query_
 from app.selection.values import CatalogView
 from app.store import ClusterSettings
 
+NAMESPACE, MODEL_CACHE_PROVIDER = "namespace", "modelCacheProvider"
 
-def _check_query() -> None:
-    refusal = query_refusal(request.args)
+
+def check_query(*names: str) -> None:
+    """rules §17: the query parameters ``names`` (of ``NAMESPACE`` and ``MODEL_CACHE_PROVIDER``)
+    of a route that takes them, every value given: ``namespace`` a DNS-1123 label (empty:
+    absent), ``modelCacheProvider`` bounded as every string the rules read; else 422."""
+    refusal = query_refusal(request.args, names)
     if refusal is not None:
         raise refusal
 
 
-def query_refusal(args: MultiDict[str, str]) -> errors.InvalidDocument | None:
-    """rules §17: the request's ``namespace`` is a DNS-1123 label (empty: absent), and its
-    ``modelCacheProvider`` bounded as every string the rules read; checked before any view runs
-    (and before a poll is answered in front of Flask, app/http/polls.py)."""
-    problem = _namespace_problem(args.getlist("namespace"))
-    if problem is not None:
-        return errors.InvalidDocument({"namespace": [problem]})
-    return provider_refusal(args.getlist("modelCacheProvider"))
+def query_refusal(
+    args: MultiDict[str, str], names: Iterable[str] = (NAMESPACE, MODEL_CACHE_PROVIDER)
+) -> errors.InvalidDocument | None:
+    """``check_query``'s 422 for ``args``, or None: also asked before a poll is answered in front
+    of Flask (app/http/polls.py), for a route that takes both."""
+    if NAMESPACE in names:
+        problem = namespace_problem(args.getlist(NAMESPACE))
+        if problem is not None:
+            return errors.InvalidDocument({NAMESPACE: [problem]})
+    if MODEL_CACHE_PROVIDER in names:
+        return provider_refusal(args.getlist(MODEL_CACHE_PROVIDER))
+    return None
 
 
-def _namespace_problem(values: Iterable[str]) -> str | None:
+def namespace_problem(values: Iterable[str]) -> str | None:
     """What is wrong with the first of a request's ``namespace`` values that is not a label."""
     for value in values:
         problem = label_problem(value) if value else None
@@ -45,6 +55,7 @@ def read_with_query(view: CatalogView, settings: ClusterSettings | None = None) 
     """``view`` read with the query's ``omeVersion``, ``modelCacheProvider`` and
     ``acceleratorClassesKnown`` (rules §20.8), each defaulting to the cluster's setting (or, for
     a stream, the service's default)."""
+    check_query(MODEL_CACHE_PROVIDER)
     settings = settings or ClusterSettings()
     return replace(
         view,
@@ -79,5 +90,4 @@ def _headers(response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    app.before_request(_check_query)
     app.after_request(_headers)

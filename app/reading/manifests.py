@@ -61,7 +61,8 @@ class _Sorted:
 
 
 def flatten(document: object, label: str, out: list[tuple[str, dict]]) -> None:
-    """Append (label, object) for a Kubernetes object, or for each item of a (nested) v1 List."""
+    """Append (label, object) for a Kubernetes object, or for each item of a (nested) v1 List;
+    a null item is skipped, as a null document is (``collect``)."""
     if not isinstance(document, dict):
         shape = "a sequence" if isinstance(document, list) else "a scalar"
         raise MalformedRequest(f"{label} is {shape}, not a Kubernetes object")
@@ -82,7 +83,8 @@ def flatten(document: object, label: str, out: list[tuple[str, dict]]) -> None:
     if not isinstance(items, list):
         raise MalformedRequest(f"{label} is a List whose items is not a sequence")
     for index, item in enumerate(items):  # recursion bounded by the decoders' depth limit
-        flatten(item, f"{label} items[{index}]", out)
+        if item is not None:
+            flatten(item, f"{label} items[{index}]", out)
 
 
 def _metadata_text(obj: dict, key: str) -> str | None:
@@ -165,7 +167,8 @@ READ_KINDS = frozenset((*MODEL_KINDS, *RUNTIME_KINDS, ISVC_KIND, ACCELERATOR_CLA
 
 
 def collect(documents: list, what: str = "document", first: int = 1) -> list[tuple[str, dict]]:
-    """Every object of a stream with its label, Lists flattened, null documents skipped.
+    """Every object of a stream with its label, Lists flattened, null documents skipped (rules
+    §15: a null is absent, in a YAML stream, a JSON array and a List's items alike).
 
     Documents are numbered from ``first`` in stream order, counting the null ones that are
     skipped (so numbers match the `---` separators); List items are named `items[i]`, from 0.

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 
-__all__ = ["counted", "printable", "text_table", "to_json", "to_yaml"]
+__all__ = ["counted", "printable", "sorted_keys", "text_table", "to_json", "to_yaml"]
 
 TABLE_PADDING = 3
 # rules §17: a text answer never holds a control character. Names are Kubernetes names, but
@@ -100,6 +100,18 @@ def to_json(body: Any) -> bytes:
         for character in odd:
             out = out.replace(character.encode(), _escaped(character))
     return out
+
+
+def sorted_keys(value: Any) -> Any:
+    """``value`` with the keys of every mapping in it sorted, as Go's ``encoding/json`` writes a
+    map (rules §16): byte-wise, which for UTF-8 is the order of the code points, ``sorted``'s.
+    A map an answer echoes then reads the same whatever order the request wrote it in, so a
+    cached answer is the bytes the request would get uncached."""
+    if isinstance(value, Mapping):
+        return {key: sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [sorted_keys(item) for item in value]
+    return value
 
 
 def counted(number: int, noun: str) -> str:

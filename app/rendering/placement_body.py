@@ -1,4 +1,6 @@
-"""A ``Placement`` as the ``placement`` body of rules §20.8 (the fields of §20.10 items 7-16)."""
+"""A ``Placement`` as the ``placement`` body of rules §20.8 (the fields of §20.10 items 7-16);
+the maps it echoes (``acceleratorConfig``, ``nodeSelector``, ``resources``) with their keys
+sorted, as OME's Go writes them (rules §16)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from app.selection.placement import (
     PlacementEntry,
     PlacementError,
 )
+
+from .encode import sorted_keys
 
 
 def _entry(entry: PlacementEntry | None) -> dict[str, Any] | None:
@@ -37,7 +41,7 @@ def _error(error: PlacementError | None) -> dict[str, Any] | None:
 def _resources(resources: ClassResources | None) -> dict[str, Any] | None:
     if resources is None:
         return None
-    return {"limits": dict(resources.limits), "requests": dict(resources.requests)}
+    return {"limits": sorted_keys(resources.limits), "requests": sorted_keys(resources.requests)}
 
 
 def component_body(component: ComponentPlacement | None) -> dict[str, Any] | None:
@@ -53,9 +57,9 @@ def component_body(component: ComponentPlacement | None) -> dict[str, Any] | Non
         "known": component.known,
         "reason": component.reason,
         "others": [{"name": other.name, "reason": other.reason} for other in component.others],
-        "acceleratorConfig": None if config is None else dict(config),
+        "acceleratorConfig": None if config is None else sorted_keys(config),
         "error": _error(component.error),
-        "nodeSelector": None if selector is None else dict(selector),
+        "nodeSelector": None if selector is None else sorted_keys(selector),
         "resources": _resources(component.resources),
     }
 

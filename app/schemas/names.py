@@ -15,6 +15,10 @@ _LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
 # The length is checked first, so these run on at most 253 characters.
 SUBDOMAIN = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\Z")
 LABEL = re.compile(rf"{_LABEL}\Z")
+# The same as JSON Schema patterns (the OpenAPI description): a label, and a namespace, which
+# may also be empty (absent, as in kubectl).
+LABEL_PATTERN = f"^{_LABEL}$"
+NAMESPACE_PATTERN = f"^({_LABEL})?$"
 SUBDOMAIN_TEXT = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
     "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "

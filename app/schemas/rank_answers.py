@@ -21,6 +21,7 @@ from .document_schemas import (
     RuntimeDocumentSchema,
 )
 from .fields import BoundedString
+from .names import LABEL_MAX, NAMESPACE_PATTERN
 from .placement_answer import placement_field
 
 SCOPES = ("Namespaced", "Cluster")
@@ -70,8 +71,11 @@ class RankRequestSchema(Schema):
     namespace = fields.String(
         allow_none=True,
         metadata=_doc(
-            "Target namespace; wins over the `namespace` query parameter. Empty counts as absent.",
+            "Target namespace, a DNS-1123 label; wins over the `namespace` query parameter. "
+            "Empty counts as absent.",
             example="llama-demo",
+            pattern=NAMESPACE_PATTERN,
+            maxLength=LABEL_MAX,
         ),
     )
     ome_version = BoundedString(
@@ -92,10 +96,11 @@ class RankRequestSchema(Schema):
     )
     accelerator_classes = fields.List(
         fields.Nested(AcceleratorClassDocumentSchema),
+        allow_none=True,
         data_key="acceleratorClasses",
         metadata=_doc(
             "The cluster's AcceleratorClass manifests (rules §20); a name given twice: "
-            "the last one, with a warning."
+            "the last one, with a warning. Null counts as absent: none given."
         ),
     )
     accelerator_classes_known = fields.Boolean(
@@ -104,6 +109,18 @@ class RankRequestSchema(Schema):
         metadata=_doc(
             "Whether these are all the cluster's classes (absent: when at least one "
             "is given); wins over the query parameter."
+        ),
+    )
+
+
+class OverlayRequestSchema(RankRequestSchema):
+    """The JSON body of a catalog's ``POST …/rank`` and ``…/select`` (rules §17): ``/v1/rank``'s,
+    its runtimes and AcceleratorClasses laid over the stored ones."""
+
+    model = fields.Nested(
+        ModelDocumentSchema,
+        metadata=_doc(
+            "The BaseModel or ClusterBaseModel manifest; absent: the stored model `?model=` names."
         ),
     )
 

@@ -102,8 +102,8 @@ def classes_known_setting(body: Mapping[str, Any], query: Mapping[str, str]) -> 
     text = query.get(KNOWN_FLAG)
     if text is None:
         return None
-    if text not in QUERY_BOOLEANS:
-        raise MalformedRequest(f"the query parameter {KNOWN_FLAG} must be true or false")
+    if text not in QUERY_BOOLEANS:  # a bad query value, as every other's (rules §15)
+        raise InvalidDocument({KNOWN_FLAG: ["Must be true or false."]})
     return QUERY_BOOLEANS[text]
 
 

@@ -8,4 +8,5 @@ entry for one request. Each package's ``__init__`` names what the others may imp
 # Bump whenever the selection rules change (or the rendering of their answers, or which requests
 # the API accepts): it is part of every ranking-cache key (rules §16), so answers cached under the
 # old rules are never served, and migrations/ can find and delete them.
-RULES_VERSION = 9  # 9: kinds and versions as kubectl maps them (rules §18)
+# 10: the maps an answer echoes with their keys sorted; 9: kinds and versions as kubectl maps them.
+RULES_VERSION = 10

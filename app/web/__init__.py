@@ -16,7 +16,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, render_template, send_from_directory
 
-from app.http.described import answer, described, parameter
+from app.http.described import MANIFEST, answer, described, parameter
 
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_PREFIX = "/ui/static"
@@ -49,6 +49,13 @@ MEDIA_TYPES = {
 }
 
 bp = Blueprint("web", __name__, template_folder="templates")
+# What a file answers besides itself (werkzeug's send_file): part of it for a `Range`, 304 for a
+# condition its ETag or date meets, 416 for a range outside it.
+FILE_ANSWERS = {
+    206: answer("The part of the file `Range` asks for.", media=()),
+    304: answer("Not modified: `If-None-Match` or `If-Modified-Since` still holds.", media=()),
+}
+FILE_ERRORS = ("NotFound", "RangeNotSatisfiable")
 
 
 def _secured(response: Response, policy: str) -> Response:
@@ -89,8 +96,8 @@ def page() -> Response:
             "filename", "A file under `app/web/static`, such as `app.js`.", "path", required=True
         ),
     ),
-    answers={200: answer("The file.", media=MEDIA_TYPES.values())},
-    errors=("NotFound",),
+    answers={200: answer("The file.", media=MEDIA_TYPES.values()), **FILE_ANSWERS},
+    errors=FILE_ERRORS,
 )
 def static_file(filename: str) -> Response:
     """A file of ``app/web/static``: the page's modules and style sheet, the vendored libraries
@@ -109,10 +116,33 @@ def static_file(filename: str) -> Response:
     "webPageExample",
     "documentation",
     "An example the web page offers",
-    description='The manifests "Load the seed example" fills in: `seed_example.yaml`.',
-    parameters=(parameter("name", "The example's file name.", "path", required=True),),
-    answers={200: answer("The manifests.", media=("application/yaml",))},
-    errors=("NotFound",),
+    description='The manifests "Load the seed example" fills in: `seed_example.yaml`, a YAML '
+    "stream of several documents, as the page and `POST /v1/rank` take it.",
+    parameters=(
+        parameter(
+            "name",
+            "The example's file name.",
+            "path",
+            required=True,
+            type="string",
+            enum=sorted(EXAMPLES),
+        ),
+    ),
+    answers={
+        200: answer(
+            "The manifests.",
+            {
+                "description": "A `---`-separated YAML stream: not one YAML value but several "
+                "documents, each a manifest (this schema is the list of them that a YAML "
+                "library's `load_all` reads).",
+                "type": "array",
+                "items": MANIFEST,
+            },
+            media=("application/yaml",),
+        ),
+        **FILE_ANSWERS,
+    },
+    errors=FILE_ERRORS,
 )
 def example(name: str) -> Response:
     """An example manifest stream the page can load into "Try it"; anything else is a 404."""

@@ -290,7 +290,7 @@ def test_stream_answers_take_accelerator_classes_known_from_the_query(client):
     unknown = client.post("/v1/selections?acceleratorClassesKnown=false", data=body, headers=YAML)
     assert unknown.get_json()["selections"][0]["engineAcceleratorClass"] is None
     bad = client.post("/v1/selections?acceleratorClassesKnown=yes", data=body, headers=YAML)
-    assert bad.status_code == 400
+    assert bad.status_code == 422
     listed = copy.deepcopy(RUNTIME)
     listed["spec"]["acceleratorRequirements"]["acceleratorClasses"] = ["nvidia-b200"]
     known = client.post("/v1/lint?acceleratorClassesKnown=true", data=stream(listed), headers=YAML)
@@ -346,7 +346,7 @@ def test_what_json_cannot_hold_is_refused_where_it_is(client, document):
 
 
 def test_answers_by_name_take_the_query_flag_over_the_setting(seeded):
-    assert seeded.get(ASK.format("select") + "&acceleratorClassesKnown=maybe").status_code == 400
+    assert seeded.get(ASK.format("select") + "&acceleratorClassesKnown=maybe").status_code == 422
     found = seeded.get(ASK.format("select") + "&acceleratorClassesKnown=false").get_json()
     assert found["placement"]["engine"]["known"] is False
     assert engine(seeded, "select")["known"] is True  # another question, another cached answer

@@ -123,3 +123,86 @@ def test_if_none_match_compares_weakly(prod, path, if_none_match):
 def test_if_none_match_naming_nothing_current_is_answered(prod, if_none_match):
     response = prod.get("/v1/clusters/prod", headers={"If-None-Match": if_none_match})
     assert (response.status_code, response.get_json()["generation"]) == (200, 2)
+
+
+SEED_MODEL = "llama-3-2-3b-instruct"
+BY_NAME = f"/v1/clusters/prod/select?model={SEED_MODEL}&namespace=llama-demo"
+CURRENT = ['"2"', "*", 'W/"2"', '"2-gzip"']
+
+
+@pytest.mark.parametrize("if_none_match", CURRENT)
+@pytest.mark.parametrize(
+    "url, status, code",
+    [
+        ("/v1/clusters/prod/select?model=doesnotexist", 404, "ModelNotFound"),
+        ("/v1/clusters/prod/rank?model=doesnotexist", 404, "ModelNotFound"),
+        ("/v1/clusters/prod/select", 400, "MalformedRequest"),
+        (
+            "/v1/clusters/prod/rank?inferenceService=llama-demo/nope",
+            404,
+            "InferenceServiceNotFound",
+        ),
+        (BY_NAME + "&acceleratorClassesKnown=yes", 422, "InvalidDocument"),
+        ("/v1/clusters/prod/selections?acceleratorClassesKnown=yes", 422, "InvalidDocument"),
+    ],
+    ids=[
+        "select unknown model",
+        "rank unknown model",
+        "no model",
+        "unknown isvc",
+        "bad flag",
+        "selections bad flag",
+    ],
+)
+def test_an_invalid_read_is_answered_whatever_it_names(prod, url, status, code, if_none_match):
+    """RFC 9110 §13.2.1: conditions are evaluated once the request is known to be valid."""
+    for _ in range(2):  # computed, then whatever the cache holds
+        answer = prod.get(url, headers={"If-None-Match": if_none_match})
+        assert answer.status_code == status, answer.get_data()
+        assert answer.get_json()["error"]["code"] == code
+
+
+def test_a_select_that_finds_no_runtime_is_its_422_whatever_it_names(prod):
+    """An answer that is not a 2xx is sent as it is: a 304 would tell the client that the copy
+    it holds (of a 200) is still the answer."""
+    gone = prod.delete("/v1/clusters/prod/objects/ServingRuntime/team-llama?namespace=llama-demo")
+    assert gone.status_code == 200
+    for name in ("vllm-llama", "srt-llama-small", "srt-llama-large"):
+        gone = prod.delete(f"/v1/clusters/prod/objects/ClusterServingRuntime/{name}")
+        assert gone.status_code == 200
+    for _ in range(2):  # computed, then cached (an OME refusal is an answer, rules §16)
+        answer = prod.get(BY_NAME, headers={"If-None-Match": "*"})
+        assert answer.status_code == 422, answer.get_data()
+        assert answer.get_json()["error"]["code"] == "NoRuntimeFound"
+
+
+@pytest.mark.parametrize("if_none_match", CURRENT)
+def test_a_valid_read_naming_the_generation_is_304(prod, if_none_match):
+    for _ in range(2):
+        answer = prod.get(BY_NAME, headers={"If-None-Match": if_none_match})
+        assert answer.status_code == 304
+        assert answer.get_data() == b""
+
+
+OVERLAY_BODY = yaml.safe_dump(runtime_doc("extra")).encode()
+
+
+@pytest.mark.parametrize("endpoint", ["rank", "select"])
+@pytest.mark.parametrize("if_none_match", CURRENT)
+def test_a_post_naming_the_generation_is_412_after_its_body_is_read(prod, endpoint, if_none_match):
+    """RFC 9110 §13.1.2: for a method other than GET or HEAD a condition that holds is 412,
+    never 304; the body is read and validated first."""
+    url = f"/v1/clusters/prod/{endpoint}?model={SEED_MODEL}&namespace=llama-demo"
+    headers = {**YAML, "If-None-Match": if_none_match}
+    malformed = prod.post(url, data=b"kind: [", headers=headers)
+    assert malformed.status_code == 400
+    assert malformed.get_json()["error"]["code"] == "MalformedRequest"
+    unknown = prod.post(url.replace(SEED_MODEL, "nope"), data=OVERLAY_BODY, headers=headers)
+    assert unknown.status_code == 404
+    for _ in range(2):
+        refused = prod.post(url, data=OVERLAY_BODY, headers=headers)
+        assert refused.status_code == 412, refused.get_data()
+        error = refused.get_json()["error"]
+        assert (error["code"], error["generation"]) == ("PreconditionFailed", 2)
+    answered = prod.post(url, data=OVERLAY_BODY, headers={**YAML, "If-None-Match": '"1"'})
+    assert answered.status_code == 200

@@ -359,7 +359,7 @@ def test_yaml_lists_are_flattened_recursively_in_order():
             "kind: List\nitems: [{kind: List, items: [{}, 3]}]\n",
             ("document 2 items[0] items[1] is a scalar",),
         ),
-        ("kind: List\nitems: [null]\n", ("document 2 items[0] is a scalar",)),
+        ("kind: List\nitems: [null, true]\n", ("document 2 items[1] is a scalar",)),
     ],
 )
 def test_yaml_malformed_lists(document, fragments):

@@ -74,7 +74,7 @@ def test_namespaces_are_labels_in_documents_bodies_and_queries(client, namespace
     )
     body = _fields(client.post("/v1/rank", json=rank_body(namespace=namespace)))
     assert list(body) == ["namespace"]
-    for path in ("/v1/rank", "/v1/select", "/v1/lint", "/v1/selections"):
+    for path in ("/v1/rank", "/v1/select", "/v1/selections"):  # lint takes no namespace
         query = client.post(path, query_string={"namespace": namespace}, json=rank_body())
         assert list(_fields(query)) == ["namespace"], path
     catalog = client.get("/v1/clusters/prod/selections", query_string={"namespace": namespace})

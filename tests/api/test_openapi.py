@@ -3,11 +3,13 @@ examples are what the service really answers."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate
 
@@ -17,6 +19,7 @@ from app.errors import HTTP_CODES, ApiError
 from app.http.described import YAML_BODIES as YAML_REQUEST_TYPES
 from app.schemas.rank_answers import ERROR_CODES
 from app.version import __version__
+from tests.builders import token_file
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -139,9 +142,13 @@ def test_examples_are_the_seed_example_and_the_real_answers(client, spec):
     seed_yaml = (FIXTURES / "seed_example.yaml").read_bytes()
     assert SEED_YAML_PATH.read_bytes() == seed_yaml  # the copy shipped in the image
     rank = spec["paths"]["/v1/rank"]["post"]
-    assert rank["requestBody"]["content"]["application/yaml"]["examples"]["seed"]["value"] == (
-        seed_yaml.decode()
-    )
+    # YAML's example is the stream's documents as one `kind: List`, a value its schema describes.
+    yaml_example = rank["requestBody"]["content"]["application/yaml"]["examples"]["seed"]["value"]
+    assert yaml_example == {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [document for document in yaml.safe_load_all(seed_yaml) if document],
+    }
     answers = rank["responses"]["200"]["content"]
     table = answers["text/plain"]["examples"]["seed"]["value"]
     assert table == (FIXTURES / "seed_example.txt").read_text(encoding="utf-8")
@@ -149,6 +156,10 @@ def test_examples_are_the_seed_example_and_the_real_answers(client, spec):
     assert answers["application/json"]["examples"]["seed"]["value"] == real.get_json()
     json_request = rank["requestBody"]["content"]["application/json"]["examples"]["seed"]
     assert client.post("/v1/rank", json=json_request["value"]).get_json() == real.get_json()
+    as_yaml = client.post(
+        "/v1/rank", data=yaml.safe_dump(yaml_example), headers={"Content-Type": "application/yaml"}
+    )
+    assert as_yaml.get_json() == real.get_json()
     select = spec["paths"]["/v1/select"]["post"]["responses"]["200"]["content"]
     real_select = client.post(
         "/v1/select", data=seed_yaml, headers={"Content-Type": "application/yaml"}
@@ -198,3 +209,185 @@ def test_every_route_declares_its_operation(make_app):
 
     with pytest.raises(LookupError, match="undescribed"):
         build_spec(app)
+
+
+def _request_bodies(spec: dict):
+    for path, method, operation in operations(spec):
+        body = operation.get("requestBody")
+        if body:
+            yield path, method, body["content"]
+
+
+def test_a_yaml_body_is_described_as_what_it_parses_to(spec):
+    """A YAML body is described by the value a document parses to, never as a string (a
+    client made from the description would send a YAML string)."""
+    seen = 0
+    for path, method, content in _request_bodies(spec):
+        for media in YAML_REQUEST_TYPES:
+            if media in content:
+                schema = content[media]["schema"]
+                assert schema.get("type") != "string", (path, method, media)
+                assert "object" in json.dumps(schema) or "$ref" in json.dumps(schema)
+                seen += 1
+    assert seen >= 3 * 12
+
+
+def _manifest_bodies(spec: dict):
+    for path, method, content in _request_bodies(spec):
+        for media, item in content.items():
+            options = item["schema"].get("anyOf", [])
+            for option in options:
+                if option.get("type") == "object" and "kind" in option.get("properties", {}):
+                    yield path, method, media, option
+
+
+def test_a_manifest_without_a_kind_is_described_as_read_and_listed_apart(spec, client):
+    """rules §18: an object without ``kind`` is listed under ``ignored`` (lint: an error), not
+    refused with the body, so no manifest schema requires one."""
+    found = list(_manifest_bodies(spec))
+    assert len({(path, method) for path, method, _, _ in found}) >= 10
+    for path, method, media, manifest in found:
+        assert "required" not in manifest, (path, method, media)
+        assert "ignored" in manifest["properties"]["kind"]["description"]
+    assert (
+        client.post("/v1/impact", json={"current": [{}], "proposed": [{"kind": 5}]}).status_code
+        == 200
+    )
+
+
+def _parameter(spec: dict, operation: dict, name: str) -> dict:
+    for item in operation["parameters"]:
+        item = resolve(spec, item)
+        if item["name"] == name:
+            return item
+    raise LookupError(name)
+
+
+def test_names_carry_their_pattern_and_bounds(spec):
+    label = re.compile(
+        _parameter(spec, spec["paths"]["/v1/clusters/{cluster}"]["get"], "cluster")["schema"][
+            "pattern"
+        ]
+    )
+    assert label.match("prod-east") and not label.match("Prod_1") and not label.match("-a")
+    for path, method, operation in operations(spec):
+        if "{cluster}" in path:
+            cluster = _parameter(spec, operation, "cluster")["schema"]
+            assert (cluster["pattern"], cluster["maxLength"]) == (label.pattern, 63), path
+        for item in operation["parameters"]:
+            item = resolve(spec, item)
+            if item["name"] == "namespace":
+                schema = item["schema"]
+                assert schema["maxLength"] == 63, (path, method)
+                namespace = re.compile(schema["pattern"])
+                assert namespace.match("") and namespace.match("llama-demo"), (path, method)
+                assert not namespace.match("Bad_Name"), (path, method)
+            if item["name"] == "acceleratorClassesKnown":
+                assert item["schema"]["enum"] == ["true", "false"], (path, method)
+    delete = _parameter(spec, spec["paths"]["/v1/clusters/{cluster}/impact"]["post"], "delete")
+    pattern = re.compile(delete["schema"]["items"]["pattern"])
+    assert pattern.match("ServingRuntime/llama-demo/team-llama")
+    assert pattern.match("ClusterServingRuntime/vllm-llama")
+    assert not pattern.match("ServingRuntime/team-llama")
+    assert not pattern.match("ClusterBaseModel/")
+
+
+@pytest.mark.parametrize("value", ["ServingRuntime/team-llama", "ClusterBaseModel/", "a//b"])
+def test_a_deletion_the_pattern_refuses_the_service_refuses(make_app, value):
+    client = make_app().test_client()
+    assert client.put("/v1/clusters/prod", json={}).status_code == 201
+    answer = client.post(f"/v1/clusters/prod/impact?delete={value}", json=[])
+    assert answer.status_code == 400
+
+
+def test_accelerator_classes_may_be_null_as_the_service_takes_it(client, spec):
+    classes = spec["components"]["schemas"]["RankRequest"]["properties"]["acceleratorClasses"]
+    assert classes["type"] == ["array", "null"]
+    body = {
+        **spec["paths"]["/v1/rank"]["post"]["requestBody"]["content"]["application/json"][
+            "examples"
+        ]["seed"]["value"],
+        "acceleratorClasses": None,
+    }
+    assert client.post("/v1/rank", json=body).status_code == 200
+
+
+@pytest.mark.parametrize("endpoint", ["rank", "select"])
+def test_the_overlay_documents_the_body_and_parameters_it_reads(spec, endpoint):
+    operation = spec["paths"][f"/v1/clusters/{{cluster}}/{endpoint}"]["post"]
+    json_body = operation["requestBody"]["content"]["application/json"]["schema"]
+    overlay = resolve(spec, json_body["anyOf"][0])
+    assert "model" not in overlay.get("required", [])
+    assert set(overlay["properties"]) == set(
+        spec["components"]["schemas"]["RankRequest"]["properties"]
+    )
+    names = {resolve(spec, item)["name"] for item in operation["parameters"]}
+    assert {"omeVersion", "modelCacheProvider", "Cache-Control", "If-None-Match"} <= names
+    assert "412" in operation["responses"]
+
+
+STATELESS = {
+    ("/v1/rank", "post"),
+    ("/v1/select", "post"),
+    ("/v1/lint", "post"),
+    ("/v1/impact", "post"),
+    ("/v1/selections", "post"),
+}
+
+
+@pytest.mark.parametrize("stateless", [False, True])
+def test_the_stateless_endpoints_need_a_token_where_the_deployment_says_so(
+    make_app, tmp_path, stateless
+):
+    tokens = token_file(tmp_path / "tokens.yaml", {"name": "t", "secret": "s", "read": ["*"]})
+    app = make_app(AUTH_MODE="token", TOKENS_FILE=tokens, AUTH_STATELESS=stateless)
+    spec = app.test_client().get("/openapi.json").get_json()
+    for path, method in STATELESS:
+        operation = spec["paths"][path][method]
+        assert ("security" in operation) is stateless, path
+        assert ("401" in operation["responses"]) is stateless, path
+        answered = app.test_client().post(path, json={})
+        assert (answered.status_code == 401) is stateless, path
+    assert "security" not in spec["paths"]["/healthz"]["get"]
+
+
+def test_answers_the_http_server_may_give_itself_need_no_request_id(spec):
+    for path, method, operation in operations(spec):
+        for status, response in operation["responses"].items():
+            header = resolve(spec, resolve(spec, response)["headers"]["X-Request-ID"])
+            worker = int(status) in (400, 408, 414, 417, 431, 501, 503)
+            assert header.get("required", False) is not worker, (path, method, status)
+
+
+def test_catalog_answers_name_x_cache_and_304s_vary(spec):
+    for path in ("rank", "select", "selections"):
+        operation = spec["paths"][f"/v1/clusters/{{cluster}}/{path}"]["get"]
+        assert "X-Cache" in operation["responses"]["200"]["headers"], path
+        assert "Vary" in operation["responses"]["304"]["headers"], path
+    put = spec["paths"]["/v1/clusters/{cluster}"]["put"]
+    assert "404" not in put["responses"]
+
+
+def test_the_page_s_example_is_documented_as_the_stream_it_serves(client, spec):
+    operation = spec["paths"]["/ui/examples/{name}"]["get"]
+    schema = operation["responses"]["200"]["content"]["application/yaml"]["schema"]
+    answer = client.get("/ui/examples/seed_example.yaml")
+    documents = [document for document in yaml.safe_load_all(answer.get_data()) if document]
+    answer.close()
+    assert len(documents) > 1
+    assert list(_validator(spec, schema).iter_errors(documents)) == []
+    outside = client.get("/ui/examples/seed_example.yaml", headers={"Range": "bytes=999999-"})
+    outside.close()
+    assert outside.status_code == 416
+    assert outside.get_json()["error"]["code"] == "RangeNotSatisfiable"
+    assert "416" in operation["responses"]
+
+
+def test_impact_s_sides_are_described_as_the_service_reads_them(client, spec):
+    sides = spec["components"]["schemas"]["ImpactRequest"]["properties"]
+    for side in ("current", "proposed"):
+        assert sides[side]["type"] == ["array", "null"]
+        manifest, null = sides[side]["items"]["anyOf"]
+        assert (manifest["type"], null) == ("object", {"type": "null"})
+    assert client.post("/v1/impact", json={"current": None, "proposed": [None]}).status_code == 200
+    assert client.post("/v1/impact", json={"current": [1]}).status_code == 400

@@ -5,6 +5,7 @@ manifest stream; the inputs refused where the CRD refuses them."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 import yaml
@@ -311,13 +312,38 @@ def test_what_the_crd_refuses_is_an_invalid_document(client, change, field):
 
 
 @pytest.mark.parametrize(
-    ("query", "extra"),
-    [
-        ("?acceleratorClassesKnown=yes", {}),
-        ("", {"acceleratorClassesKnown": "true"}),
-        ("", {"acceleratorClasses": {"a": 1}}),
-    ],
+    "extra", [{"acceleratorClassesKnown": "true"}, {"acceleratorClasses": {"a": 1}}]
 )
-def test_a_malformed_flag_or_list_is_a_400(client, query, extra):
-    response = client.post("/v1/rank" + query, json=body(isvc(), **extra))
+def test_a_malformed_flag_or_list_in_the_body_is_a_400(client, extra):
+    response = client.post("/v1/rank", json=body(isvc(), **extra))
     assert response.status_code == 400
+
+
+def test_a_flag_in_the_query_that_is_no_boolean_is_a_422_as_every_bad_query_value(client):
+    response = client.post("/v1/rank?acceleratorClassesKnown=yes", json=body(isvc()))
+    assert response.status_code == 422
+    error = response.get_json()["error"]
+    assert (error["code"], error["fields"]) == (
+        "InvalidDocument",
+        {"acceleratorClassesKnown": ["Must be true or false."]},
+    )
+
+
+@pytest.mark.parametrize("accept", ["application/json", "application/yaml", "text/plain"])
+def test_a_map_key_that_is_a_lone_surrogate_is_answered(client, accept):
+    """JSON may escape half a surrogate pair (``"\\ud800"``): a key so written is sorted among
+    the others as its code point (UTF-8's byte order for every other), never a 500."""
+    classes = copy.deepcopy(CLASSES)
+    for accelerator in classes:
+        accelerator["spec"]["discovery"]["nodeSelector"]["\ud800a"] = "x"
+        accelerator["spec"]["resources"].append({"name": "\udc00", "quantity": "1"})
+    request_body = body(isvc(acceleratorSelector={"policy": "Cheapest"}), classes)
+    response = client.post(
+        "/v1/rank",
+        data=json.dumps(request_body),  # the test client's json= would refuse the surrogate
+        headers={"Content-Type": "application/json", "Accept": accept},
+    )
+    assert response.status_code == 200, response.get_data()
+    if accept == "application/json":
+        selector = response.get_json()["placement"]["engine"]["nodeSelector"]
+        assert list(selector) == ["nvidia.com/gpu.product", "\ud800a"]

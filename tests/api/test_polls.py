@@ -163,6 +163,13 @@ TO_FLASK = {
     "no-cache": (RANK, {**READER, "Cache-Control": "no-cache"}, 200),
     "unknown model": ("/v1/clusters/prod/rank?model=nope", READER, 404),
     "no model named": ("/v1/clusters/prod/rank", READER, 400),
+    # A condition is evaluated on a valid request's answer only (RFC 9110 §13.2.1).
+    "unknown model, current tag": (
+        "/v1/clusters/prod/rank?model=nope",
+        {**READER, "If-None-Match": '"2"'},
+        404,
+    ),
+    "no model named, any tag": ("/v1/clusters/prod/select", {**READER, "If-None-Match": "*"}, 400),
     "trailing slash": (RANK.replace("/rank?", "/rank/?"), READER, 404),
     "selections": ("/v1/clusters/prod/selections", READER, 200),
 }

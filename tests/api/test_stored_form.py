@@ -4,6 +4,7 @@ and no byte of the store (the SQLite file and its WAL; every key of the Redis)."
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 import yaml
 
 from app.catalog import get_store
+from tests.builders import reordered_keys
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 YAML = {"Content-Type": "application/yaml"}
@@ -153,3 +155,25 @@ def test_no_byte_of_the_store_holds_it(pushed, backend_settings, redis_client_or
     assert b"llama-3-2-3b-instruct" in held  # the store was read
     assert MARKER.encode() not in held
     get_store(app).close()
+
+
+@pytest.mark.parametrize("accept", ["application/json", "application/yaml"])
+def test_the_objects_route_writes_every_key_sorted_whatever_order_was_pushed(client, accept):
+    """rules §16: as ``kubectl get -o json`` writes a custom resource, every map with its keys
+    sorted; the labels and annotations of one push read the same as another's."""
+    documents = list(yaml.safe_load_all((FIXTURES / "seed_example.yaml").read_text()))
+    for manifest in [*documents[:2], *documents[2]["items"]]:  # the runtimes: a List
+        manifest["metadata"]["labels"] = {"b": "1", "a": "2"}
+    answers = []
+    for name, pushed in (("one", documents), ("two", reordered_keys(documents))):
+        assert client.put(f"/v1/clusters/{name}", json={}).status_code == 201
+        body = json.dumps(pushed).encode()  # as written: the client's json= sorts every key
+        written = client.put(
+            f"/v1/clusters/{name}/objects", data=body, headers={"Content-Type": "application/json"}
+        )
+        assert written.status_code == 200
+        answers.append(client.get(f"/v1/clusters/{name}/objects", headers={"Accept": accept}))
+    assert answers[0].get_data() == answers[1].get_data()
+    items = yaml.safe_load(answers[0].get_data())["items"]
+    assert [list(item) for item in items] == [sorted(item) for item in items]
+    assert all(list(item["metadata"]["labels"]) == ["a", "b"] for item in items)

@@ -14,7 +14,15 @@ from app.cache import keys
 from app.schemas.requests import load_rank_request
 from app.selection import RULES_VERSION
 from app.selection.values import DiffusionPipeline, Entry, EntryRef, RankRequest, Runtime, SizeRange
-from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
+from tests.builders import (
+    entry,
+    isvc_doc,
+    model_doc,
+    rank_body,
+    reordered_keys,
+    runtime_doc,
+    serving_runtime,
+)
 
 PREFIX = "ome-ranker:"
 
@@ -31,14 +39,6 @@ def _body() -> dict:
 
 def _key(body: dict, endpoint: str = "rank", output: str = "json", **query: str) -> str:
     return keys.ranking_key(PREFIX, load_rank_request(body, query), endpoint, output)
-
-
-def _reordered_keys(value):
-    if isinstance(value, dict):
-        return {key: _reordered_keys(value[key]) for key in reversed(list(value))}
-    if isinstance(value, list):
-        return [_reordered_keys(item) for item in value]
-    return value
 
 
 def _decorated(body: dict) -> dict:
@@ -99,7 +99,7 @@ def test_keys_from_before_copies_kept_their_order_are_never_met():
 def test_ignored_fields_and_key_order_share_a_key():
     body = _body()
     assert _key(_decorated(body)) == _key(body)
-    assert _key(_reordered_keys(body)) == _key(body)
+    assert _key(reordered_keys(body)) == _key(body)
     image_changed = _decorated(body)
     image_changed["runtimes"][0]["spec"]["containers"][0]["image"] = "vllm/vllm:v0.10"
     assert _key(image_changed) == _key(_decorated(body))

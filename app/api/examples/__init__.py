@@ -11,6 +11,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from app.errors import MODEL_NOT_READY_HINT
 from app.reading.manifests import read_yaml_stream
 from app.rendering.ranking_body import explain_table, ranking_body, select_body
@@ -22,12 +24,14 @@ SEED_YAML_PATH = Path(__file__).with_name("seed_example.yaml")
 
 @cache
 def seed_examples() -> dict[str, Any]:
-    """The seed request as YAML and JSON, and the three answers to it."""
+    """The seed request as JSON and as YAML (the stream's documents as one ``kind: List``: a
+    value a schema describes), and the three answers to it."""
     yaml_text = SEED_YAML_PATH.read_text(encoding="utf-8")
     body = read_yaml_stream(yaml_text.encode("utf-8")).request
     prediction = rank_and_place(load_rank_request(body, {}))
+    documents = [item for item in yaml.safe_load_all(yaml_text) if item is not None]
     return {
-        "yaml_request": yaml_text,
+        "yaml_request": {"apiVersion": "v1", "kind": "List", "items": documents},
         "json_request": body,
         "rank_response": ranking_body(prediction),
         "explain_table": explain_table(prediction.ranking),
@@ -55,6 +59,9 @@ def error_examples(max_runtimes: int) -> dict[str, dict[str, Any]]:
         "PayloadTooLarge": error(
             "PayloadTooLarge",
             f"request has {max_runtimes + 1} runtimes; this service accepts at most {max_runtimes}",
+        ),
+        "RangeNotSatisfiable": error(
+            "RangeNotSatisfiable", "The server cannot provide the requested range."
         ),
         "BodyTooLarge": error(
             "PayloadTooLarge", "The data value transmitted exceeds the capacity limit."

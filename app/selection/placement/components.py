@@ -75,9 +75,11 @@ def accelerator_config(config: Mapping[str, Any] | None, name: str) -> Mapping[s
 
 
 def _by_key(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    # Kubernetes prints maps in key order; a later value for a key replaces an earlier one.
+    # Kubernetes prints maps in key order (byte-wise: for UTF-8 the order of the code points, so
+    # ``sorted``'s, which a lone surrogate does not break); a later value for a key replaces an
+    # earlier one.
     merged = dict(pairs)
-    return {key: merged[key] for key in sorted(merged, key=lambda k: k.encode("utf-8"))}
+    return {key: merged[key] for key in sorted(merged)}
 
 
 def _pods(
