@@ -62,35 +62,40 @@ def _set(value: Any) -> bool:
 def unmapped(manifest: dict[str, Any]) -> Unmapped | None:
     """What kubectl says of ``manifest`` before it reaches a server, or None when it maps it
     (or cannot say, for a group other than ome.io)."""
-    problems: list[tuple[str, str]] = []
     api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
-    group = version = ""
+    if type(api_version) is str and type(kind) is str and api_version and kind:
+        group, slash, version = api_version.partition("/")
+        if "/" in version:
+            return _invalid(api_version, kind)
+        if not slash or group != OME_GROUP:  # no "/": a version of the core group
+            return None
+        known = kind in OME_KINDS or kind in _LIST_KINDS
+        if known and version in SERVED_VERSIONS:
+            return None
+        return Unmapped(
+            NO_KIND_MATCH,
+            API_VERSION_FIELD if known else KIND_FIELD,
+            f"no matches for kind {go_quote(kind)} in version {go_quote(api_version)}",
+            known,
+        )
+    return _invalid(api_version, kind)
+
+
+def _invalid(api_version: Any, kind: Any) -> Unmapped:
+    """kubectl's validation errors of an object whose apiVersion or kind is wrong, aggregated
+    as it prints them: one alone, several in brackets."""
+    problems: list[tuple[str, str]] = []
     if not _set(api_version):
         problems.append((API_VERSION_FIELD, "apiVersion not set"))
     elif not isinstance(api_version, str):
         problems.append((API_VERSION_FIELD, "apiVersion isn't string type"))
     elif api_version.count("/") > 1:
         problems.append((API_VERSION_FIELD, f"unexpected GroupVersion string: {api_version}"))
-    else:
-        group, _, version = api_version.rpartition("/")
     kind_is_text = isinstance(kind, str) and kind != ""
     if not _set(kind):
         problems.append((KIND_FIELD, "kind not set"))
     elif not kind_is_text:
         problems.append((KIND_FIELD, "kind isn't string type"))
-    if problems:
-        # As kubectl's aggregate of errors prints them: one alone, several in brackets.
-        texts = [text for _, text in problems]
-        message = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
-        return Unmapped(INVALID, problems[0][0], message, kind_is_text)
-    if group != OME_GROUP:
-        return None
-    known = kind in OME_KINDS or kind in _LIST_KINDS
-    if known and version in SERVED_VERSIONS:
-        return None
-    return Unmapped(
-        NO_KIND_MATCH,
-        API_VERSION_FIELD if known else KIND_FIELD,
-        f"no matches for kind {go_quote(str(kind))} in version {go_quote(str(api_version))}",
-        known,
-    )
+    texts = [text for _, text in problems]
+    message = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+    return Unmapped(INVALID, problems[0][0], message, kind_is_text)

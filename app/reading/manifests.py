@@ -127,16 +127,20 @@ def unread_refusal(obj: dict) -> str | None:
     """kubectl's words for an object that is not read because kubectl would not map it (rules
     §18): no kind, or of ``ome.io`` with a kind or version OME does not serve. None for one it
     maps, or that is read by its kind all the same (rules §1: ``apiVersion`` may be absent)."""
-    found = unmapped(obj)
+    return _unread(unmapped(obj))
+
+
+def _unread(found: Unmapped | None) -> str | None:
     if found is not None and (found.code == NO_KIND_MATCH or not found.kind_readable):
         return found.message
     return None
 
 
-def _ignored(obj: dict) -> OtherObject | None:
+def _ignored(obj: dict, found: Unmapped | None) -> OtherObject | None:
     """What ``ignored`` says of an object the rules do not read, or None for one of a kind
-    they read: one kubectl would not map, in its words, and one of any other kind."""
-    refusal = unread_refusal(obj)
+    they read: one kubectl would not map (``found``: ``unmapped(obj)``), in its words, and one
+    of any other kind."""
+    refusal = _unread(found)
     if refusal is not None:
         return _other(obj, refusal)
     if obj["kind"] not in READ_KINDS:
@@ -147,7 +151,7 @@ def _ignored(obj: dict) -> OtherObject | None:
 def _sort_by_kind(objects: list[tuple[str, dict]]) -> _Sorted:
     found = _Sorted()
     for label, obj in objects:
-        other = _ignored(obj)
+        other = _ignored(obj, unmapped(obj))
         if other is not None:
             found.others.append(other)
             continue
@@ -192,14 +196,14 @@ def split_objects(
     others: list[OtherObject] = []
     refused: list[tuple[str, dict, Unmapped]] = []
     for label, obj in objects:
-        found = unmapped(obj) if strict else None
-        if found is not None:
+        found = unmapped(obj)
+        if strict and found is not None:
             if found.kind_readable and obj["kind"] in READ_KINDS:
                 read.append((label, obj))
             else:
                 refused.append((label, obj, found))
             continue
-        other = _ignored(obj)
+        other = _ignored(obj, found)
         if other is None:
             read.append((label, obj))
         else:

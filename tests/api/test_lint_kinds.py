@@ -218,3 +218,23 @@ def test_select_lists_them_only_when_there_are_some(client):
         }
     ]
     assert {key: plain[key] for key in plain} == {key: answer[key] for key in plain}
+
+
+def test_over_a_catalog_a_stored_object_stays_when_the_bodys_is_refused(client):
+    """kubectl refuses the body's model, so the cluster keeps the stored one: the
+    InferenceService finds it, and the model is judged as the body gives it, after its error."""
+    stored = model_doc("llama", storage={"storageUri": "hf://meta/llama"})
+    assert client.put("/v1/clusters/prod", json={}).status_code == 201
+    put = client.put("/v1/clusters/prod/objects", data=body(stored, seed=False), headers=YAML)
+    assert put.status_code == 200
+    unversioned = retyped(
+        {**stored, "spec": {"storage": {"storageUri": "pvc://x"}}}, api_version=None
+    )
+    chat = isvc_doc("chat", runtime={"name": "vllm"}, model={"name": "llama"})
+    response = client.post(
+        "/v1/clusters/prod/lint", data=body(unversioned, chat, seed=False), headers=YAML
+    )
+    assert [(f[0], f[1], f[5], f[6][:40]) for f in findings(response.get_json())] == [
+        ("error", "BaseModel", "Invalid", "apiVersion not set"),
+        ("info", "BaseModel", "AlsoRefused", 'then: invalid PVC storage URI "pvc://x":'),
+    ]

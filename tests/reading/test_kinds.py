@@ -72,6 +72,15 @@ def test_other_groups_are_not_refused(api_version, kind):
             ),
         ),
         (
+            {"apiVersion": "ome.io/", "kind": "BaseModel"},
+            Unmapped(
+                "NoKindMatch",
+                "apiVersion",
+                'no matches for kind "BaseModel" in version "ome.io/"',
+                True,
+            ),
+        ),
+        (
             {"apiVersion": "ome.io/v1beta1", "kind": 'Say "hi"\n'},
             Unmapped(
                 "NoKindMatch",
