@@ -17,8 +17,8 @@ from gunicorn.http.errors import NoMoreData, ParseException
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from app.errors import MalformedRequest, RequestTimeout
-from app.reading.decoding import decode_body, decode_json_body
-from app.reading.manifests import ManifestStream, request_of
+from app.reading.decoding import decode_json_body
+from app.reading.manifests import ManifestStream, decode_body, request_of
 from app.reading.objects import ObjectStream, read_objects
 
 from . import deadline, memory
