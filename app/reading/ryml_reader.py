@@ -1,18 +1,18 @@
 """The fast path of the YAML loader (``yaml_loader``): rapidyaml (C++ ryml) parses the stream
 and writes it as JSON, in C++; orjson reads that (the stdlib decoder, with hooks, when a number
-has a fraction or an exponent), ~30x faster than the PyYAML path (figures in bench/README.md).
+has a fraction or an exponent), many times faster than the PyYAML path (bench/README.md).
 
 ``fast_documents`` answers only when its result is certainly the PyYAML path's
 (``pyyaml_reader``), and None otherwise. JSON loses whether a scalar was quoted, and ryml types
 plain scalars by YAML 1.2 rules, so the JSON's text is searched for every scalar on which the two
 could disagree (``yes``, ``~``, ``0x1F``, ``1_000``, ``12:30``, ``.inf``...), and its numbers are
 re-read by YAML 1.1 rules (``1e3`` is a string there). Anything else it cannot vouch for (tags,
-anchors and aliases, merge keys, directives, flow collections, an ambiguous scalar, a duplicate
-key, a syntax error, nesting deeper than ryml's JSON writer goes (64), the bytes YAML 1.1 and 1.2
-read differently) is left to the PyYAML path, which gives the values or the error with its line
-and column. A body on which ryml could write past the tags and anchors it keeps waiting for their
-node (one left waiting at the end of its line: ``_overruns_ryml``) never reaches it: that crashes
-the process.
+anchors and aliases, merge keys, directives, flow collections but those of words on one line, an
+ambiguous scalar, a duplicate key, a syntax error, nesting deeper than ryml's JSON writer goes
+(64), the bytes YAML 1.1 and 1.2 read differently) is left to the PyYAML path, which gives the
+values or the error with its line and column. A body on which ryml could write past the tags and
+anchors it keeps waiting for their node (one left waiting at the end of its line:
+``_overruns_ryml``) never reaches it: that crashes the process.
 
 The stream's size bounds (``yaml_bounds``: nodes, documents) are checked first, on ryml's tree
 (for a body it does not answer too, which the PyYAML path would otherwise meter), so that no body
@@ -58,7 +58,7 @@ _YAML11_ESCAPED = tuple(char.encode() for char in "\x85\u2028\u2029\xa0")
 def _token_start(char: bytes, after: bytes, then: bytes = b"") -> tuple[bytes, re.Pattern]:
     """`char` where a token may begin: after one of the bytes `after` (a regex class body) or at
     the very start; then followed by `then`. The pattern begins with the literal, so that the
-    search runs at memchr speed (a class first would cost ~5 ns a byte), and has no repetition."""
+    search runs at memchr speed (a class first is tried at every byte), and has no repetition."""
     literal = re.escape(char)
     return char, re.compile(literal + rb"(?<![^" + after + rb"]" + literal + rb")" + then)
 
@@ -72,6 +72,7 @@ def _token_start(char: bytes, after: bytes, then: bytes = b"") -> tuple[bytes, r
 _DOUBLE_QUOTED_REST = rb'[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
 _SINGLE_QUOTED_REST = rb"[^'\n]*(?:''[^'\n]*)*'"
 _INDICATOR = rb"\s\[\]{},:?'\"|>-"  # wider than where YAML lets a token begin, on purpose
+_FLOW_OPENINGS = [_token_start(char, rb"\s,:?-", rb"(?![\]}])") for char in (b"[", b"{")]
 # Sent to the PyYAML path before ryml sees them, each for a reason found by differential fuzzing:
 _UNSURE = [
     # `@`, `` ` ``, `%`, `]`, `}` cannot begin a scalar: PyYAML refuses, ryml takes it. `%` at the
@@ -87,7 +88,8 @@ _UNSURE = [
     # A flow collection with something in it (`[]` and `{}` are fine): ryml misreads some (a
     # comment or a line break in a flow mapping's value stays in the value), YAML 1.1 reads
     # others otherwise (`[?x]` is a mapping there). `={{.Name}}` in a string does not match.
-    *(_token_start(char, rb"\s,:?-", rb"(?![\]}])") for char in (b"[", b"{")),
+    # Those written on one line of words (_FLOW_LINE) are emptied before this looks.
+    *_FLOW_OPENINGS,
     # An explicit key (`? key`): ryml takes what follows its closing quote (`? "k"---`).
     _token_start(b"?", rb"\s", rb"(?![^\s])"),
     # A block scalar with an indentation indicator (`|2`): ryml drops the spaces past the
@@ -120,21 +122,63 @@ def _without_quoted_tokens(raw: bytes) -> bytes:
     return raw
 
 
+# A flow collection that both parsers read alike: on one line, which holds nothing else but the
+# block indicators, the key and the blanks before it, its entries words, quoted scalars (emptied
+# by then: `""`, `''`) or such collections with words in them, `, ` between them, and a mapping's
+# entries `key: value`. A word holds no indicator, blank or quote (so no comment, no colon, no
+# tag, anchor or alias): the typing of its scalar is checked on ryml's JSON, as every scalar's
+# is. `args: [--port, "8080"]` and `spec: {x: [1, 2]}` are such lines; a flow collection over
+# several lines, one with a comment, an empty entry or a trailing comma is not. Each quantifier
+# is possessive over sets that the next token cannot begin with: linear.
+_FLOW_WORD = rb"(?:[0-9A-Za-z_./+=~$()]|-(?=[0-9A-Za-z_./+=~$()-]))[0-9A-Za-z_./+=~$()-]*+"
+_FLOW_SCALAR = rb"(?:" + _FLOW_WORD + rb"|\"\"|'')"
+_FLOW_SEPARATOR = rb" *+, *+"
+
+
+def _flow_collection(entry: bytes) -> bytes:
+    """A flow sequence or mapping on one line whose entries (a mapping's values) are ``entry``."""
+    pair = _FLOW_SCALAR + rb": ++" + entry
+    sequence = rb"\[ *+(?:" + entry + rb"(?:" + _FLOW_SEPARATOR + entry + rb")*+)?+ *+\]"
+    mapping = rb"\{ *+(?:" + pair + rb"(?:" + _FLOW_SEPARATOR + pair + rb")*+)?+ *+\}"
+    return rb"(?:" + sequence + rb"|" + mapping + rb")"
+
+
+_FLOW_LINE = re.compile(
+    rb"(?m)^(?P<head>(?:--- ++)?+ *+(?:- ++)*+(?:" + _FLOW_SCALAR + rb": ++)?+)"
+    rb"(?P<flow>"
+    + _flow_collection(rb"(?:" + _FLOW_SCALAR + rb"|" + _flow_collection(_FLOW_SCALAR) + rb")")
+    + rb")"
+    rb" *+\r?$"
+)
+
+
+def _emptied_flow(line: re.Match) -> bytes:
+    return line["head"] + (b"[]" if line["flow"][:1] == b"[" else b"{}")
+
+
+def _without_flow_lines(text: bytes) -> bytes:
+    """The text with its flow collections of words emptied (`[a, b]` -> `[]`)."""
+    if not any(_matches(char, pattern, text) for char, pattern in _FLOW_OPENINGS):
+        return text
+    return _FLOW_LINE.sub(_emptied_flow, text)
+
+
 class _Scanned:
-    """The body's bytes, and the same with its quoted tokens emptied, made once when needed."""
+    """The body's bytes, and the same with its quoted tokens and its flow collections of words
+    emptied, made once when needed."""
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self._emptied: bytes | None = None
 
     def found(self, patterns: list[tuple[bytes, re.Pattern]]) -> bool:
-        """Whether one of ``patterns`` matches; then again with the quoted tokens emptied (a
-        pass that costs, so only when something matched)."""
+        """Whether one of ``patterns`` matches; then again with the quoted tokens and the flow
+        collections of words emptied (passes that cost, so only when something matched)."""
         raw = self.raw
         if not any(_matches(char, pattern, raw) for char, pattern in patterns):
             return False
         if self._emptied is None:
-            self._emptied = _without_quoted_tokens(raw)
+            self._emptied = _without_flow_lines(_without_quoted_tokens(raw))
         raw = self._emptied
         return any(_matches(char, pattern, raw) for char, pattern in patterns)
 
@@ -146,11 +190,11 @@ _PROBE_GAP = 1024  # bytes between places, on average, below which the engine sc
 def _matches(char: bytes, pattern: re.Pattern, text: bytes) -> bool:
     """Whether ``pattern``, which begins with the byte ``char``, matches somewhere in ``text``.
 
-    The regex engine looks for the literal a byte at a time (~0.2 ms over OME's 208 runtimes,
-    for each pattern), memchr many times faster: the places where ``char`` stands are found
-    with ``find`` and tried there (the pattern's lookbehind still sees the bytes before), as
-    long as they are sparse (a try costs about what the engine's scan of a kilobyte does); where
-    they are dense, the engine searches the rest. Linear either way.
+    The regex engine looks for the literal a byte at a time, for each pattern, and memchr many
+    times faster: the places where ``char`` stands are found with ``find`` and tried there (the
+    pattern's lookbehind still sees the bytes before), as long as they are sparse (a try costs
+    about what the engine's scan of a kilobyte does); where they are dense, the engine searches
+    the rest. Linear either way.
     """
     at = text.find(char)
     tried = 0
@@ -284,7 +328,7 @@ def _separators(text: bytes | bytearray) -> int:
     """Colons in a JSON text: once after every key (JSON has no other colon outside strings),
     and once for every colon inside a string, key or value, which neither ryml nor orjson
     escapes. Two JSON texts of the same value hold as many, however they are laid out; a value
-    that lost a key (with its value) holds fewer. (One byte: counted ~2x faster than `": `.)"""
+    that lost a key (with its value) holds fewer. (One byte: counted faster than `": `.)"""
     return text.count(b":")
 
 

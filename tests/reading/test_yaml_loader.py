@@ -261,7 +261,13 @@ def test_quoted_numbers_and_booleans_stay_on_the_fast_path():
         b"base: &b {x: 1}\nm:\n  <<: *b\n",
         b"a: {b: c #comment\n  }\n",  # ryml keeps the comment in the value
         b"a: [?x]\n",  # a mapping in YAML 1.1
-        b"a: [b, c]\n",
+        b"a: [b,\n  c]\n",  # a flow collection over several lines
+        b"a: [b, c] # c\n",  # ... or with a comment, an empty entry, a trailing comma
+        b"a: [b, , c]\n",
+        b"a: [b, c,]\n",
+        b"[b, c]: d\n",  # ... or as a key
+        b"a: [b: c]\n",  # a mapping of one pair in a sequence
+        b"a: [[[b]]]\n",  # three levels
         b"%YAML 1.1\n---\na: 1\n",
         b"a:\tb\n",
         b"a: |2\n   x\n  \n",  # ryml drops the spaces of the blank line
@@ -411,6 +417,87 @@ def test_hand_written_block_yaml_loads_the_same_both_ways(nodes, separator, firs
     assert_fast_path_agrees(text.replace("\n", newline).encode())
 
 
+# Entries of a flow collection: words the fast path reads itself, the typing traps, and what a
+# word must not hold (an indicator, a blank, a quote), for the lines it must leave alone.
+LOOSE_WORDS = [
+    *FAST, *TRAPS, "--port", "$(X)", "a/b", "a=b", "(x)", "-", "a:b", "a: b", "a#b", "a #b", "@x",
+    "!x", "&x", "*x", "?x", "? x", "%x", "|", ">", "x]", "x}", "x,y", "", " ", "'", '"', "é",
+]  # fmt: skip
+# Half the collections are written as people write them, the others loosely.
+HEADS = ["a: ", "a:  ", "- ", "- - ", "- a: ", "--- ", "", "  b: ", "'q': "]
+STRICT = {
+    "words": ["a", "-x", "$(X)", "--port=8080", "8080", "-1", "1.5", "1e3", "true", "null", "v1"],
+    "separators": [", ", ",", " , "],
+    "heads": HEADS,
+    "afters": ["", " "],
+    "depth": 1,  # a collection in a collection: as deep as the fast path reads
+}
+LOOSE = {
+    "words": LOOSE_WORDS,
+    "separators": [", ", ",", " , ", ",  ", ",\n  ", ", , "],
+    "ends": ["", "", ",", " # c\n", "\n"],
+    "heads": [*HEADS, "? ", "[x]: ", "a: b "],
+    "afters": ["", "", " ", ": v", " x"],
+    "depth": 2,
+}
+
+
+@st.composite
+def flow_collection(draw, style: dict, depth: int = 0) -> str:
+    """A flow sequence or mapping, on one line unless ``style`` lets it go on; in a loose one,
+    keys are collections too."""
+
+    def entry(key: bool = False) -> str:
+        nested = depth < style["depth"] and not (key and style is STRICT)
+        if nested and draw(st.integers(0, 4)) == 0:
+            return draw(flow_collection(style, depth + 1))
+        return styled(draw(st.sampled_from(style["words"])), draw(st.sampled_from(STYLES)))
+
+    mapping = draw(st.booleans())
+    colon = ": " if style is STRICT else draw(st.sampled_from([": ", ":  ", ":"]))
+    count = draw(st.integers(0, 4))
+    entries = [(entry(key=True) + colon + entry()) if mapping else entry() for _ in range(count)]
+    inside = draw(st.sampled_from(style["separators"])).join(entries)
+    inside += draw(st.sampled_from(style.get("ends", [""])))
+    blank = draw(st.sampled_from(["", "", " "]))
+    return ("{" if mapping else "[") + blank + inside + blank + ("}" if mapping else "]")
+
+
+@settings(max_examples=6 * settings.default.max_examples, deadline=None)
+@given(
+    st.sampled_from([STRICT, LOOSE]).flatmap(
+        lambda style: st.lists(
+            st.tuples(
+                st.sampled_from(style["heads"]),
+                flow_collection(style),
+                st.sampled_from(style["afters"]),
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_flow_collections_on_one_line_load_the_same_both_ways(lines, newline):
+    # Lines of flow collections, one per line, under block indicators and keys: the fast path
+    # reads those of words itself (emptied before its token checks look), and each answer it
+    # gives must be the PyYAML path's.
+    text = "a:\n" if lines[0][0] == "  b: " else ""
+    text += "".join(head + flow + after + "\n" for head, flow, after in lines)
+    assert_fast_path_agrees(text.replace("\n", newline).encode())
+
+
+def test_flow_collections_of_words_take_the_fast_path():
+    document = b'args: [--port, "8080", \'--x=$(Y)\']\nspec: {x: [1, 2.5, -3], y: {z: "q"}}\n'
+    assert assert_fast_path_agrees(document) == [
+        {"args": ["--port", "8080", "--x=$(Y)"], "spec": {"x": [1, 2.5, -3], "y": {"z": "q"}}}
+    ]
+    assert assert_fast_path_agrees(b"- [a, b]\n- {k: v}\n--- [1, {}]\n") == [
+        [["a", "b"], {"k": "v"}],
+        [1, {}],
+    ]
+
+
 FRAGMENTS = [
     "kind: ", "List", "items:", "\n", "  ", "- ", "---\n", "...\n", "[", "]", "{", "}", ", ",
     ": ", "? ", "#", "|\n", ">\n", "|-\n", "'q'", '"d"', '"\\u00e9"', "~", "1:0", ".nan", "yes",
@@ -462,8 +549,8 @@ def test_both_paths_count_the_same_nodes(nodes, budget):
 @pytest.mark.parametrize(
     "document",
     [
-        "kind: ServingRuntime\nx: [" + ", ".join(["0"] * 999_990) + "]\n",  # flow: PyYAML's
-        "kind: ServingRuntime\nx:\n" + "- 0\n" * 999_990,  # block: the fast path's
+        "kind: ServingRuntime\nx: [" + ", ".join(["0"] * 999_990) + "]\n",
+        "kind: ServingRuntime\nx:\n" + "- 0\n" * 999_990,
     ],
     ids=["flow", "block"],
 )
@@ -759,12 +846,15 @@ def test_ome_s_shipped_runtimes_take_the_fast_path_with_the_same_values():
     assert assert_fast_path_agrees(stream) is not None
 
 
-@pytest.mark.parametrize(
-    "text",
-    [b"a: 'x']\n", b'a: "x"}\n', b"- 'x']\n", b"a: [b, 'c']\n", b'a: {b: "c"}\n'],
-)
+@pytest.mark.parametrize("text", [b"a: 'x']\n", b'a: "x"}\n', b"- 'x']\n", b"a: ['b']]\n"])
 def test_a_quoted_token_followed_by_a_bracket_still_falls_back(text):
     assert ryml_reader._unsure(text)
+
+
+@pytest.mark.parametrize("text", [b"a: [b, 'c']\n", b'a: {b: "c"}\n', b"- ['x', \"y\"]\n"])
+def test_a_quoted_token_that_ends_a_flow_collection_of_words_does_not(text):
+    assert not ryml_reader._unsure(text)
+    assert assert_fast_path_agrees(text) is not None
 
 
 # Text of the bytes the token patterns decide on, in runs long enough to pass _PROBES.
