@@ -4,8 +4,9 @@ cannot vouch for, gives the values the fast path is held to, and names what is w
 (its line and column).
 
 The composer meters the stream as it goes (``yaml_bounds``: aliases, nodes per document and per
-stream, documents; ``decoding.MAX_DEPTH``), refusing at the first bound crossed, before anything
-is constructed, and checks the request's deadline every ``NODES_PER_CHECK`` nodes. The
+stream, documents, the nodes this path composes for the body's size; ``decoding.MAX_DEPTH``),
+refusing at the first bound crossed, before anything is constructed, and checks the request's
+deadline every ``NODES_PER_CHECK`` nodes. The
 constructor builds only JSON values: no tag but the standard scalar ones, timestamps as strings,
 scalar keys in their JSON spelling, numbers of at most ``MAX_NUMBER_CHARS`` characters, a key at
 most once per mapping.
@@ -20,7 +21,15 @@ from typing import Any
 import yaml
 from yaml.composer import Composer, ComposerError
 from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.events import AliasEvent, ScalarEvent
+from yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 from yaml.nodes import MappingNode, ScalarNode
 from yaml.reader import Reader
 from yaml.resolver import Resolver
@@ -29,12 +38,15 @@ from app.errors import MalformedRequest
 from app.selection.values import DeadlinePassed, checkpoint
 
 from .decoding import MAX_DEPTH, clip
+from .sizing import yaml_nodes_ceiling
 from .yaml_bounds import (
     MAX_ALIASES,
     MAX_DOCUMENTS,
     MAX_NODES,
     MAX_NUMBER_CHARS,
     MAX_STREAM_NODES,
+    past_pyyaml_budget,
+    pyyaml_budget,
     stream_too_large,
 )
 
@@ -58,8 +70,47 @@ def _at(mark: Any) -> str:
     return "" if mark is None else f" at line {mark.line + 1}, column {mark.column + 1}"
 
 
+class _Meter:
+    """A stream's nodes charged in the order they are composed, against every bound: depth, nodes
+    of the document and of the stream (aliases expanded), documents, and the nodes composed
+    (aliases once) against this path's budget for the body's size; the first crossed refuses
+    the body, naming where. The request's deadline is checked every ``NODES_PER_CHECK``."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.budget = pyyaml_budget(size)
+        self.documents = self.nodes = self.stream_nodes = self.composed = 0
+        self._next_check = 0  # stream nodes at which the request's deadline is next checked
+
+    def document(self, event: Any) -> None:
+        self.documents += 1
+        if self.documents > MAX_DOCUMENTS:
+            _refuse(stream_too_large(f"{MAX_DOCUMENTS} documents"), event)
+        self.nodes = 0  # rules §15: MAX_NODES is per expanded document
+
+    def charge(self, nodes: int, depth: int, event: Any) -> None:
+        if self.stream_nodes >= self._next_check:  # the deadline holds in here too
+            checkpoint()
+            self._next_check = self.stream_nodes + NODES_PER_CHECK
+        self.nodes += nodes
+        self.stream_nodes += nodes
+        self.composed += 1
+        if depth > MAX_DEPTH:
+            _refuse(f"YAML document is nested deeper than {MAX_DEPTH} levels", event)
+        if self.nodes > MAX_NODES:
+            _refuse(f"YAML document expands to more than {MAX_NODES} nodes", event)
+        if self.stream_nodes > MAX_STREAM_NODES:
+            _refuse(stream_too_large(f"{MAX_STREAM_NODES} nodes"), event)
+        if self.composed > self.budget:
+            raise MalformedRequest(past_pyyaml_budget(self.size, _at(event.start_mark)))
+
+
+def _refuse(message: str, event: Any) -> None:
+    raise MalformedRequest(message + _at(event.start_mark))
+
+
 class _Composer(Composer):
-    """PyYAML's composer, metering the stream as if every alias were expanded.
+    """PyYAML's composer, metering the stream (``_Meter``) as if every alias were expanded.
 
     The node graph keeps aliases as shared references, so composing a billion-laughs body is
     cheap; each alias is charged the memoised expanded size and height of its anchored node, and
@@ -70,18 +121,19 @@ class _Composer(Composer):
 
     peek_event: Callable[[], Any]  # the parser's, mixed in with this class
 
-    def __init__(self) -> None:
+    def __init__(self, size: int) -> None:
         Composer.__init__(self)
-        self._aliases = self._nodes = self._stream_nodes = self._documents = 0
+        self._meter = _Meter(size)
+        self._aliases = 0
         self._depth = 0  # collections open on the current path
         self._peak = 0  # deepest expanded depth reached inside the node being composed
         self._measured: dict[Any, tuple[int, int]] = {}  # anchored node -> (nodes, height)
-        self._next_check = 0  # stream nodes at which the request's deadline is next checked
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event: Any = self.peek_event()
+        meter = self._meter
         if type(event) is ScalarEvent:  # most nodes: one more node, no deeper, height 0
-            self._charge(1, self._depth, event)
+            meter.charge(1, self._depth, event)
             node = super().compose_node(parent, index)
             if event.anchor is not None:
                 self._measured[node] = (1, 0)
@@ -90,56 +142,37 @@ class _Composer(Composer):
             node = super().compose_node(parent, index)  # raises on an undefined alias
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
-                self._refuse(f"YAML stream uses more than {MAX_ALIASES} aliases", event)
+                _refuse(f"YAML stream uses more than {MAX_ALIASES} aliases", event)
             if node not in self._measured:  # its anchor is still open: `&a [*a]`, a cycle
                 # libyaml's parser gives its own Mark class, which PyYAML's errors print as well.
                 mark: Any = event.start_mark
                 raise ComposerError(None, None, "found a recursive alias", mark)
             nodes, height = self._measured[node]
-            if self._stream_nodes + nodes > MAX_STREAM_NODES:
-                self._refuse(f"YAML aliases expand to more than {MAX_STREAM_NODES} nodes", event)
-            self._charge(nodes, self._depth + height, event)
+            if meter.stream_nodes + nodes > MAX_STREAM_NODES:
+                _refuse(f"YAML aliases expand to more than {MAX_STREAM_NODES} nodes", event)
+            self._peak = max(self._peak, self._depth + height)
+            meter.charge(nodes, self._depth + height, event)
             return node
         self._depth += 1  # a sequence or mapping
-        first, outer_peak, self._peak = self._nodes, self._peak, self._depth
-        self._charge(1, self._depth, event)
+        first, outer_peak, self._peak = meter.nodes, self._peak, self._depth
+        meter.charge(1, self._depth, event)
         node = super().compose_node(parent, index)
         self._depth -= 1
         if event.anchor is not None:
-            self._measured[node] = (self._nodes - first, self._peak - self._depth)
+            self._measured[node] = (meter.nodes - first, self._peak - self._depth)
         self._peak = max(outer_peak, self._peak)
         return node
 
     def compose_document(self) -> Any:
-        self._documents += 1
-        if self._documents > MAX_DOCUMENTS:
-            self._refuse(stream_too_large(f"{MAX_DOCUMENTS} documents"), self.peek_event())
-        self._nodes = 0  # rules §15: MAX_NODES is per expanded document
+        self._meter.document(self.peek_event())
         return super().compose_document()
-
-    def _charge(self, nodes: int, depth: int, event: Any) -> None:
-        if self._stream_nodes >= self._next_check:  # the deadline holds in here too
-            checkpoint()
-            self._next_check = self._stream_nodes + NODES_PER_CHECK
-        self._nodes += nodes
-        self._stream_nodes += nodes
-        self._peak = max(self._peak, depth)
-        if depth > MAX_DEPTH:
-            self._refuse(f"YAML document is nested deeper than {MAX_DEPTH} levels", event)
-        if self._nodes > MAX_NODES:
-            self._refuse(f"YAML document expands to more than {MAX_NODES} nodes", event)
-        if self._stream_nodes > MAX_STREAM_NODES:
-            self._refuse(stream_too_large(f"{MAX_STREAM_NODES} nodes"), event)
-
-    def _refuse(self, message: str, event: Any) -> None:
-        raise MalformedRequest(message + _at(event.start_mark))
 
 
 def _bounded_number(construct: Any) -> Any:
     """Make SafeConstructor's int/float raise ConstructorError for bad or huge numbers.
 
     PyYAML lets ValueError out (`0b_`, > 4300 decimal digits) and converts sexagesimal
-    `1:0:0:...` in quadratic time (64 KB: 0.12 s, so 16 MB would pin a worker for hours), hence
+    `1:0:0:...` in quadratic time (16 MB would pin a worker for hours), hence
     the length cap. A 4300-char hex int still exceeds the decimal digit limit json.dumps needs.
     """
 
@@ -254,7 +287,7 @@ class _Loader(_Composer, _EventParser, _Constructor, _Resolver):
     # _Composer comes first so that its methods shadow the C composer's in CParser.
     def __init__(self, stream: bytes) -> None:
         _EventParser.__init__(self, stream)
-        _Composer.__init__(self)
+        _Composer.__init__(self, len(stream))
         _Constructor.__init__(self)
         _Resolver.__init__(self)
 
@@ -270,9 +303,42 @@ def _yaml_error(exc: Exception) -> str:
     return f"request body could not be loaded as YAML ({type(exc).__name__})"
 
 
+def _metered_before_composing(raw: bytes) -> None:
+    """Meter the stream on libyaml's events alone, as the composer would (``_Meter``), so that a
+    body past a bound is refused, with the composer's own words, before any of it is composed:
+    an event costs a fraction of what composing its node does. Only a body with room for more
+    nodes than its bounds allow (``sizing.yaml_nodes_ceiling``) is metered so; the rest of the
+    stream is left to the composer from its first alias on (what that expands to is known to the
+    composer only), and from a syntax error on (the composer names it)."""
+    meter = _Meter(len(raw))
+    if yaml_nodes_ceiling(raw) <= min(meter.budget, MAX_STREAM_NODES):
+        return
+    parser = _EventParser(raw)
+    depth = 0  # collections open
+    try:
+        while (event := parser.get_event()) is not None:
+            kind = type(event)
+            if kind is ScalarEvent:
+                meter.charge(1, depth, event)
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                depth += 1
+                meter.charge(1, depth, event)
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                depth -= 1
+            elif kind is DocumentStartEvent:
+                meter.document(event)
+            elif kind is AliasEvent:
+                return
+    except yaml.YAMLError:
+        return
+    finally:
+        parser.dispose()
+
+
 def pyyaml_documents(raw: bytes) -> list:
     """The stream's documents as PyYAML's SafeLoader reads them, within the bounds."""
     try:
+        _metered_before_composing(raw)
         loader = _Loader(raw)
         try:
             documents = []

@@ -32,7 +32,13 @@ from yaml.reader import Reader
 from .decoding import NOT_READ, orjson_value
 from .pyyaml_reader import MERGE_TAG, STR_TAG, VALUE_TAG, yaml11_scalar
 from .sizing import yaml_nodes_ceiling
-from .yaml_bounds import MAX_NUMBER_CHARS, MAX_STREAM_NODES, refuse_past_bounds
+from .yaml_bounds import (
+    MAX_NUMBER_CHARS,
+    MAX_STREAM_NODES,
+    pyyaml_budget,
+    refuse_past_bounds,
+    refuse_past_pyyaml_budget,
+)
 
 
 class _Fallback(Exception):
@@ -513,6 +519,33 @@ def _shape(tree: Any) -> tuple[bool, int, int]:
     return False, 0, 0  # nothing but comments and blank lines
 
 
+class _Seen:
+    """What the fast path learnt of a body it read as the PyYAML path does, before it stepped
+    aside: ryml's documents and nodes (a key and its value are one node there, an alias one)
+    and, when they could matter, its JSON, where the keys are counted. Together no more nodes
+    than the PyYAML path composes (aliases once): the same reading, counted alike."""
+
+    def __init__(self, size: int) -> None:
+        self.documents = self.nodes = 0
+        self.text: bytearray | None = None
+        self._bound = min(MAX_STREAM_NODES, pyyaml_budget(size))  # the least that refuses
+
+    def count_keys(self, tree: Any, size_hint: int) -> None:
+        """Write the tree's JSON, if its keys could take it past a bound."""
+        if 2 * self.nodes > self._bound:  # a key is at most one more node per node
+            try:
+                self.text = _emit_json(tree, tree.root_id(), size_hint)
+            except Exception:  # nested deeper than ryml's JSON writer goes
+                return
+
+    def refuse_past_bounds(self, size: int) -> None:
+        """Refuse the body past the stream's bounds, or the PyYAML path's budget for its size,
+        as that path would once it had composed that much."""
+        nodes = self.nodes + (0 if self.text is None else _key_count(self.text))
+        refuse_past_bounds(self.documents, nodes)
+        refuse_past_pyyaml_budget(nodes, size)
+
+
 def _counted_in_pieces(raw: bytes, unsure: bool) -> bool:
     """Count the body's documents and nodes (keys and aliases aside: fewer than the PyYAML path
     counts) document by document, refusing it past the stream's bounds. False when a piece is
@@ -538,8 +571,19 @@ def _counted_in_pieces(raw: bytes, unsure: bool) -> bool:
 def fast_documents(raw: bytes) -> list | None:
     """The documents as the PyYAML path would give them, or None when that is not certain.
 
-    Refuses, whatever path would load it, a body past the stream's bounds (documents, nodes).
+    Refuses, whatever path would load it, a body past the stream's bounds (documents, nodes),
+    and a body it read as the PyYAML path does but leaves to it (an anchor, a YAML 1.1 scalar)
+    that holds more nodes than that path composes for the body's size
+    (``yaml_bounds.pyyaml_budget``).
     """
+    seen = _Seen(len(raw))
+    documents = _read(raw, seen)
+    if documents is None:
+        seen.refuse_past_bounds(len(raw))
+    return documents
+
+
+def _read(raw: bytes, seen: _Seen) -> list | None:
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]
     scanned = _Scanned(raw)
@@ -556,16 +600,20 @@ def fast_documents(raw: bytes) -> list | None:
     refuse_past_bounds(documents, nodes)  # before keys are counted: 4 x 7.6 MB stops here
     if unsure or not documents:
         # No document: nothing of ryml's tree to ask, and ryml drops some bodies whole that the
-        # PyYAML path refuses (`!=\n!=kind: !=`); that path reads an empty stream at once.
+        # PyYAML path refuses (`!=\n!=kind: !=`); that path reads an empty stream at once. An
+        # unsure body may be read otherwise there: that path counts its nodes itself.
         return None
+    seen.documents, seen.nodes = documents, nodes
     if scanned.found(_NODE_PROPERTIES):  # `!=` in a quoted Jinja template is no tag
         has_any = tree.type_has_any  # ids 0..size-1: ryml only ever drops its last node
         if any(has_any(node, _PROPERTY_BITS) for node in range(tree.size())):
+            seen.count_keys(tree, 2 * len(raw) + 64)
             return None  # tags are refused, anchors and aliases metered: the PyYAML path
     try:
         text = _emit_json(tree, tree.root_id(), 2 * len(raw) + 64)
     except Exception:  # nested deeper than ryml's JSON writer goes (64 levels)
         return None
+    seen.text = text
     if (
         b"\\" in raw
         and (b"\xc2" in text or b"\xe2" in text)  # their UTF-8's first bytes: a memchr each

@@ -29,7 +29,7 @@ from app.reading.decoding import MAX_DEPTH, MalformedRequest
 from app.reading.manifests import read_yaml_stream
 from app.reading.yaml_bounds import MAX_DOCUMENTS, MAX_NUMBER_CHARS, MAX_STREAM_NODES
 from app.reading.yaml_loader import load_documents
-from bench import manifests
+from bench import manifests, yaml_cost
 from tests.work import cpu_seconds_under
 
 REFUSED = object()
@@ -545,14 +545,55 @@ def test_both_paths_count_the_same_nodes(nodes, budget):
         assert_fast_path_agrees(raw)
 
 
+SOUP = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
+
+
+def composed_nodes(raw: bytes) -> int | None:
+    """The nodes the PyYAML path composes of a body (aliases once), or None if it refuses it."""
+    loader = pyyaml_reader._Loader(raw)
+    try:
+        while loader.check_data():
+            loader.get_data()
+    except Exception:
+        return None
+    finally:
+        loader.dispose()
+    return loader._meter.composed
+
+
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
+@given(st.one_of(block_streams.map("---\n".join), SOUP))
+def test_the_fast_path_counts_no_more_nodes_than_the_pyyaml_path_composes(text):
+    # With a budget of exactly what the PyYAML path composes of the body, and every body counted
+    # however small, the fast path never refuses it by the budget; one node less, that path
+    # refuses it too.
+    raw = text.encode()
+    nodes = composed_nodes(raw)
+    if not nodes:  # refused, or empty
+        return
+    with mock.patch.object(ryml_reader, "_SMALL", 0):
+        with mock.patch.object(yaml_bounds, "PYYAML_NODES_PER_MIB", nodes):
+            try:
+                ryml_reader.fast_documents(raw)
+            except MalformedRequest as refused:
+                assert "per MiB" not in str(refused), raw
+        with mock.patch.object(yaml_bounds, "PYYAML_NODES_PER_MIB", nodes - 1):
+            assert pyyaml(raw) is REFUSED
+            try:
+                record("answered" if ryml_reader.fast_documents(raw) else "left to PyYAML")
+            except MalformedRequest:
+                record("refused by the fast path")
+
+
 @pytest.mark.scale
 @pytest.mark.parametrize(
     "document",
     [
         "kind: ServingRuntime\nx: [" + ", ".join(["0"] * 999_990) + "]\n",
         "kind: ServingRuntime\nx:\n" + "- 0\n" * 999_990,
+        "kind: ServingRuntime\nx: [\n" + ",\n".join(["0"] * 999_990) + "]\n",  # PyYAML's
     ],
-    ids=["flow", "block"],
+    ids=["flow", "block", "flow-over-lines"],
 )
 def test_four_documents_at_the_per_document_bound_are_refused_quickly(document):
     raw = "---\n".join([document] * 4).encode()  # each within MAX_NODES, 4 M nodes together
@@ -563,6 +604,45 @@ def test_four_documents_at_the_per_document_bound_are_refused_quickly(document):
         pytest.raises(MalformedRequest, match=f"more than {MAX_STREAM_NODES} nodes"),
     ):
         load_documents(raw)
+
+
+# Bodies near the stream's node bound, shaped to cost the most per byte, as the fast path reads
+# them and as only the PyYAML path can (bench/yaml_cost.py, which measures them).
+NODE_BOUND_SHAPES = [
+    name for name in yaml_cost.SHAPES if "budget" not in name and "real" not in name
+]
+
+
+@pytest.mark.scale
+@pytest.mark.parametrize("shape", NODE_BOUND_SHAPES)
+def test_no_body_at_the_node_bound_is_composed_by_the_pyyaml_path(shape):
+    # Each is answered by the fast path or refused by a count (ryml's, or libyaml's events)
+    # before the PyYAML path composes a node of it: a million nodes composed took ~10 s of CPU.
+    raw = yaml_cost.SHAPES[shape]()
+    composer = mock.patch.object(
+        pyyaml_reader, "_Loader", side_effect=AssertionError("composed by the PyYAML path")
+    )
+    with composer, cpu_seconds_under(1 + 2 * len(raw) / yaml_bounds.MIB):
+        try:
+            documents = load_documents(raw)
+        except MalformedRequest as refused:
+            assert re.search(r"more than \d+ nodes", str(refused))
+        else:
+            assert documents[0]["kind"] == "BaseModel"
+
+
+@pytest.mark.scale
+def test_the_flow_sequence_of_integers_takes_the_fast_path():
+    raw = yaml_cost.issue_body()
+    assert len(ryml_reader.fast_documents(raw)[0]["spec"]["x"]) == yaml_cost.INTEGERS + 1
+
+
+@pytest.mark.scale
+@pytest.mark.parametrize("shape", [name for name in yaml_cost.SHAPES if "budget" in name])
+def test_a_body_at_the_pyyaml_budget_is_read_by_that_path(shape):
+    raw = yaml_cost.SHAPES[shape]()
+    assert ryml_reader.fast_documents(raw) is None
+    assert load_documents(raw)[0]["kind"] == "BaseModel"
 
 
 @pytest.mark.scale
