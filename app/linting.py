@@ -96,10 +96,10 @@ def local_answer(
     for name, value in query:
         first.setdefault(name, value)
     try:
+        stream = read_objects(raw, mimetype, strict=True)  # the body first, as the view reads it
         refusal = provider_refusal(value for name, value in query if name == "modelCacheProvider")
         if refusal is not None:
             raise refusal
-        stream = read_objects(raw, mimetype, strict=True)
         view = replace(CatalogView.of(stream.documents()), **query_settings(first))
         return answer(admission(view, stream, frozenset(stream.manifests)), stream, output)
     except ApiError as error:

@@ -5,7 +5,7 @@ stream, as ``kubectl`` users write them, and the same documents as JSON) it time
 interleaved rounds (bench/timing.py: medians after a warm-up):
 
 * ``json.loads`` of the documents as JSON: the least any service does with those bytes;
-* the PyYAML path (``yaml_loader._pyyaml_documents``): libyaml's event parser with the
+* the PyYAML path (``pyyaml_reader.pyyaml_documents``): libyaml's event parser with the
   metering composer, as every YAML body was loaded before the fast path;
 * ``yaml_loader.load_documents``: the fast path (rapidyaml) with its checks;
 
@@ -23,7 +23,7 @@ import uuid
 
 import yaml
 
-from app.reading import yaml_loader
+from app.reading import pyyaml_reader, ryml_reader, yaml_loader
 
 from .manifests import TARGET_NAMESPACE, encoded_body, rank_request_body
 from .report import Table
@@ -63,7 +63,7 @@ def loaders(sizes: tuple[int, ...], budget: Budget) -> Table:
         expected = json.loads(raw_json)
         if yaml_loader.load_documents(raw_yaml) != expected:
             raise BenchError(f"the fast path does not give the documents ({count} runtimes)")
-        if yaml_loader._fast_documents(raw_yaml) is None:
+        if ryml_reader.fast_documents(raw_yaml) is None:
             raise BenchError(f"the stream of {count} runtimes fell back to the PyYAML path")
         stats = compare(
             {
@@ -73,7 +73,7 @@ def loaders(sizes: tuple[int, ...], budget: Budget) -> Table:
             budget,
         )
         # Apart: its garbage (seconds of PyYAML nodes) would land in the others' rounds.
-        slow = compare({"pyyaml": lambda raw=raw_yaml: yaml_loader._pyyaml_documents(raw)}, budget)
+        slow = compare({"pyyaml": lambda raw=raw_yaml: pyyaml_reader.pyyaml_documents(raw)}, budget)
         base, old, new = stats["json"].median, slow["pyyaml"].median, stats["fast"].median
         table.add(
             count,

@@ -48,7 +48,9 @@ RANKING_BODY = ranking_body(
     "name counts once (the last), with a warning. `namespace`, `omeVersion` and "
     "`modelCacheProvider` come as query parameters. Loaded safely: no object-building tags, at "
     "most 1 000 aliases, at most 1 000 000 nodes per document with aliases expanded, at most 200 "
-    "levels of nesting.",
+    "levels of nesting; YAML only the PyYAML reader reads (anchors, aliases, tags, YAML 1.1 "
+    "scalars such as `yes`, flow collections over several lines) at most 131 072 nodes per MiB "
+    "of body.",
     examples=lambda: {
         JSON: {"seed": seed_examples()["json_request"]},
         **{media: {"seed": seed_examples()["yaml_request"]} for media in YAML_BODIES},

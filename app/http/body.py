@@ -17,8 +17,7 @@ from gunicorn.http.errors import NoMoreData, ParseException
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from app.errors import MalformedRequest, RequestTimeout
-from app.reading.decoding import decode_body
-from app.reading.manifests import ManifestStream, request_of
+from app.reading.manifests import ManifestStream, decode_body, request_of
 from app.reading.object_streams import ObjectStream, read_objects
 
 from . import deadline, memory

@@ -1,4 +1,7 @@
-"""Turn a raw request body into a dict: JSON here, YAML streams in ``yaml_loader``.
+"""Turn a raw JSON request body into a dict or a list; YAML streams are ``yaml_loader``'s, and
+``manifests.decode_body`` reads a body of either media type. What both readings share is here:
+the depth bound, UTF-8 only, quoted fragments clipped, orjson's value where it is exactly the
+stdlib decoder's.
 
 Pure functions over bytes, no Flask: what is wrong is ``app.errors.MalformedRequest`` (a 400,
 its message a human sentence naming the problem, sent verbatim: never a traceback or the body;
@@ -21,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from app.errors import MalformedRequest, UnsupportedMediaType
+from app.errors import MalformedRequest
 
 MAX_DEPTH = 200
 JSON_TYPES = frozenset({"application/json"})
@@ -130,17 +133,3 @@ def _stdlib_value(raw: bytes, too_deep: str) -> Any:
         raise MalformedRequest(too_deep) from None
     except ValueError:  # the only other: an integer longer than sys.get_int_max_str_digits()
         raise MalformedRequest("request body is not valid JSON: an integer is too long") from None
-
-
-def decode_body(raw: bytes, mimetype: str) -> tuple[bool, Any]:
-    """``(is_yaml, value)``: a YAML body's documents, or a JSON body's object or array;
-    ``MalformedRequest`` when it does not decode, ``UnsupportedMediaType`` for another type."""
-    if mimetype in JSON_TYPES or mimetype.endswith("+json"):
-        return False, decode_json_body(raw)
-    if mimetype in YAML_TYPES:
-        from .yaml_loader import load_documents
-
-        return True, load_documents(raw)
-    raise UnsupportedMediaType(
-        f"unsupported Content-Type {mimetype!r}: send application/json or application/yaml"
-    )

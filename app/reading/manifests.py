@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.errors import MalformedRequest, ModelNotFound, PayloadTooLarge
+from app.errors import MalformedRequest, ModelNotFound, PayloadTooLarge, UnsupportedMediaType
 from app.schemas.accelerators import ACCELERATOR_CLASS_KIND
 from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from app.selection.values import OtherObject, RepeatedObject
 
-from .decoding import clip
+from .decoding import JSON_TYPES, YAML_TYPES, clip, decode_json_body
 from .kinds import NO_KIND_MATCH, Unmapped, unmapped
 from .yaml_loader import load_documents
 
@@ -255,13 +255,25 @@ def read_stream(
     )
 
 
+def decode_body(raw: bytes, mimetype: str) -> tuple[bool, Any]:
+    """``(is_yaml, value)``: a YAML body's documents, or a JSON body's object or array;
+    ``MalformedRequest`` when it does not decode, ``UnsupportedMediaType`` for another type."""
+    if mimetype in JSON_TYPES or mimetype.endswith("+json"):
+        return False, decode_json_body(raw)
+    if mimetype in YAML_TYPES:
+        return True, load_documents(raw)
+    raise UnsupportedMediaType(
+        f"unsupported Content-Type {mimetype!r}: send application/json or application/yaml"
+    )
+
+
 def read_yaml_stream(raw: bytes, *, require_model: bool = True) -> ManifestStream:
     """A YAML request body read as a manifest stream."""
     return read_stream(load_documents(raw), require_model=require_model)
 
 
 def request_of(is_yaml: bool, data: Any, *, require_model: bool = True) -> ManifestStream:
-    """The request a decoded body makes (``decoding.decode_body``). rules §15: a JSON object with
+    """The request a decoded body makes (``decode_body``). rules §15: a JSON object with
     a top-level ``kind`` is a manifest (one object or a ``kind: List``), an array a list of
     manifests; any other object is the request itself."""
     if is_yaml:

@@ -32,7 +32,6 @@ from app.selection.values import (
 from app.store import StoredObject
 
 from . import manifests
-from .decoding import decode_body
 from .kinds import Unmapped, unmapped
 
 Document = Runtime | Model | InferenceService | AcceleratorClass
@@ -69,7 +68,7 @@ class ObjectStream:
 
 def decoded_documents(raw: bytes, mimetype: str) -> list:
     """A body's documents: a YAML stream, or JSON (one object, a List, an array)."""
-    is_yaml, data = decode_body(raw, mimetype)
+    is_yaml, data = manifests.decode_body(raw, mimetype)
     return data if is_yaml or isinstance(data, list) else [data]
 
 

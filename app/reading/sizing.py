@@ -20,7 +20,7 @@ from __future__ import annotations
 
 JSON_STRUCTURE = (b"{", b"[", b",", b":")
 JSON_BYTES_PER_VALUE = 64
-# Where a YAML node can begin, as app/reading/yaml_loader.py counts them (a flow collection's
+# Where a YAML node can begin, as app/reading/ryml_reader.py counts them (a flow collection's
 # first entry follows its bracket): each of these bytes, once more for each bracket.
 YAML_STRUCTURE = b"\n\t-:?,[{"
 _NOT_YAML_STRUCTURE = bytes(byte for byte in range(256) if byte not in YAML_STRUCTURE)

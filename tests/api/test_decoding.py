@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from app.reading.decoding import MAX_DEPTH, MalformedRequest, decode_json_body, json_depth
 from app.reading.manifests import ModelNotInStream, read_yaml_stream
-from app.reading.yaml_loader import MAX_ALIASES, MAX_NODES
+from app.reading.yaml_bounds import MAX_ALIASES, MAX_NODES
 
 
 def decode_yaml_body(raw: bytes) -> dict:

@@ -1,5 +1,5 @@
 """Bodies on which rapidyaml 0.15.2 overruns its pending annotations never reach it
-(app/reading/yaml_loader.py, ``_overruns_ryml``).
+(app/reading/ryml_reader.py, ``_overruns_ryml``).
 
 ryml keeps at most two tags and two anchors waiting for their node, bounded only by an assertion
 that release builds leave out: a third is written past the array and the parse reads wild memory
@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from app.reading import yaml_loader
+from app.reading import pyyaml_reader, ryml_reader, yaml_loader
 from app.reading.decoding import MalformedRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 # A body past the size under which the fast path leaves an unsure body to the PyYAML path
 # untouched: ryml still counts such a body, whatever bytes it holds.
-LARGE = b"# " + b"x" * (yaml_loader._SMALL + 1024) + b"\n"
+LARGE = b"# " + b"x" * (ryml_reader._SMALL + 1024) + b"\n"
 
 # Minimal bodies, each shrunk from one that reached a bug in a build of 0.15.2 that reports them.
 OVERRUNS = {
@@ -69,7 +69,7 @@ def answer(load: Callable[[bytes], list], raw: bytes) -> dict:
 
 
 def pyyaml_answer(raw: bytes) -> dict:
-    return answer(yaml_loader._pyyaml_documents, raw)  # that path never calls ryml
+    return answer(pyyaml_reader.pyyaml_documents, raw)  # that path never calls ryml
 
 
 def assert_loaded_as_pyyaml_in_a_child(bodies: list[bytes]) -> None:
@@ -96,9 +96,9 @@ def test_a_body_ryml_would_overrun_loads_as_the_pyyaml_path_in_a_process_that_li
 def test_a_body_ryml_would_overrun_is_kept_from_it(raw):
     # Not every overrun crashes the wheel's build (that depends on what it overwrites): each
     # must still be kept from ryml. (Asked here, never tried: a crash would end the test run.)
-    unsure = yaml_loader._unsure(raw)
+    unsure = ryml_reader._unsure(raw)
     assert unsure == raw.startswith(LARGE)  # the small ones would have been given to ryml
-    assert yaml_loader._overruns_ryml(raw, unsure)
+    assert ryml_reader._overruns_ryml(raw, unsure)
 
 
 # Heads that leave annotations waiting past their line, and what may follow them.
@@ -132,8 +132,8 @@ def test_bodies_built_around_waiting_annotations_load_as_the_pyyaml_path():
     ],
 )
 def test_annotation_marks_that_cannot_be_left_waiting_still_reach_ryml(raw):
-    assert not yaml_loader._overruns_ryml(raw, unsure=False)
-    assert yaml_loader._parse(raw, unsure=False) is not None
+    assert not ryml_reader._overruns_ryml(raw, unsure=False)
+    assert ryml_reader._parse(raw, unsure=False) is not None
 
 
 @pytest.mark.parametrize(
@@ -145,5 +145,5 @@ def test_annotation_marks_that_cannot_be_left_waiting_still_reach_ryml(raw):
     ],
 )
 def test_a_string_that_merely_looks_like_a_waiting_annotation_gets_the_same_answer(raw):
-    assert yaml_loader._overruns_ryml(raw, unsure=False)
+    assert ryml_reader._overruns_ryml(raw, unsure=False)
     assert answer(yaml_loader.load_documents, raw) == pyyaml_answer(raw)

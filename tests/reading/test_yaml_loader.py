@@ -1,5 +1,6 @@
 """The YAML loader: its fast path (rapidyaml) gives exactly the PyYAML path's values or steps aside,
-and both hold the stream's bounds (app/reading/yaml_loader.py).
+and both hold the stream's bounds (app/reading/yaml_loader.py, ryml_reader.py, pyyaml_reader.py,
+yaml_bounds.py).
 
 The differential tests load each stream both ways: wherever the fast path answers, its documents
 must be the PyYAML path's (same types, same key order, same float spelling), and it must not load
@@ -10,6 +11,7 @@ manifests (bench/manifests.py, the OME documentation cases).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,16 +24,12 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
-from app.reading import yaml_loader
+from app.reading import pyyaml_reader, ryml_reader, yaml_bounds
 from app.reading.decoding import MAX_DEPTH, MalformedRequest
 from app.reading.manifests import read_yaml_stream
-from app.reading.yaml_loader import (
-    MAX_DOCUMENTS,
-    MAX_NUMBER_CHARS,
-    MAX_STREAM_NODES,
-    load_documents,
-)
-from bench import manifests
+from app.reading.yaml_bounds import MAX_DOCUMENTS, MAX_NUMBER_CHARS, MAX_STREAM_NODES
+from app.reading.yaml_loader import load_documents
+from bench import manifests, yaml_cost
 from tests.work import cpu_seconds_under
 
 REFUSED = object()
@@ -75,7 +73,7 @@ def same(a: object, b: object) -> bool:
 
 def pyyaml(raw: bytes) -> object:
     try:
-        return yaml_loader._pyyaml_documents(raw)
+        return pyyaml_reader.pyyaml_documents(raw)
     except MalformedRequest:
         return REFUSED
 
@@ -100,7 +98,7 @@ def assert_fast_path_agrees(raw: bytes) -> object:
     """The fast path's answer, checked against the PyYAML path's; None when it stepped aside."""
     expected = pyyaml(raw)
     try:
-        documents = yaml_loader._fast_documents(raw)
+        documents = ryml_reader.fast_documents(raw)
     except MalformedRequest:  # only past the stream's bounds, which the PyYAML path holds too
         assert expected is REFUSED, raw
         record("refused by the fast path")
@@ -234,7 +232,7 @@ def test_quoted_numbers_and_booleans_stay_on_the_fast_path():
     # The commonest quoting in manifests costs no fallback: ryml writes plain 8080 and true
     # bare, so the JSON strings "8080" and "true" can only have been quoted.
     raw = b"a: '8080'\nb: \"true\"\nc: 'null'\nd: \"0.92\"\ne: '1.0.0'\nf: 8080\ng: true\n"
-    assert yaml_loader._fast_documents(raw) == [
+    assert ryml_reader.fast_documents(raw) == [
         {"a": "8080", "b": "true", "c": "null", "d": "0.92", "e": "1.0.0", "f": 8080, "g": True}
     ]
 
@@ -263,7 +261,13 @@ def test_quoted_numbers_and_booleans_stay_on_the_fast_path():
         b"base: &b {x: 1}\nm:\n  <<: *b\n",
         b"a: {b: c #comment\n  }\n",  # ryml keeps the comment in the value
         b"a: [?x]\n",  # a mapping in YAML 1.1
-        b"a: [b, c]\n",
+        b"a: [b,\n  c]\n",  # a flow collection over several lines
+        b"a: [b, c] # c\n",  # ... or with a comment, an empty entry, a trailing comma
+        b"a: [b, , c]\n",
+        b"a: [b, c,]\n",
+        b"[b, c]: d\n",  # ... or as a key
+        b"a: [b: c]\n",  # a mapping of one pair in a sequence
+        b"a: [[[b]]]\n",  # three levels
         b"%YAML 1.1\n---\na: 1\n",
         b"a:\tb\n",
         b"a: |2\n   x\n  \n",  # ryml drops the spaces of the blank line
@@ -285,7 +289,7 @@ def test_quoted_numbers_and_booleans_stay_on_the_fast_path():
     ],
 )
 def test_streams_the_fast_path_cannot_vouch_for_go_to_the_pyyaml_path(raw):
-    assert yaml_loader._fast_documents(raw) is None
+    assert ryml_reader.fast_documents(raw) is None
     assert_loads_as_pyyaml(raw)
 
 
@@ -299,14 +303,14 @@ def test_strings_that_merely_contain_indicators_stay_on_the_fast_path():
 def test_ryml_ids_are_the_range_of_its_size():
     # The tag/anchor scan reads node ids 0..size-1: ryml only ever drops its newest node.
     for raw in (b"---\n---\na: 1\n---\n", b"- [a]\n- {b: c}\n", b"a:\n  - b\n  -\n"):
-        tree = yaml_loader._parse(raw, unsure=False)
+        tree = ryml_reader._parse(raw, unsure=False)
         used = [node for node in range(tree.capacity()) if tree.type_str(node) != "NOTYPE"]
         assert used == list(range(tree.size()))
 
 
 def test_json_is_emitted_whole_when_the_first_buffer_is_too_small():
-    tree = yaml_loader._parse(b"a: [1, 2]\nb: {c: d}\n", unsure=False)
-    assert json.loads(yaml_loader._emit_json(tree, tree.root_id(), 1)) == {
+    tree = ryml_reader._parse(b"a: [1, 2]\nb: {c: d}\n", unsure=False)
+    assert json.loads(ryml_reader._emit_json(tree, tree.root_id(), 1)) == {
         "a": [1, 2],
         "b": {"c": "d"},
     }
@@ -413,6 +417,87 @@ def test_hand_written_block_yaml_loads_the_same_both_ways(nodes, separator, firs
     assert_fast_path_agrees(text.replace("\n", newline).encode())
 
 
+# Entries of a flow collection: words the fast path reads itself, the typing traps, and what a
+# word must not hold (an indicator, a blank, a quote), for the lines it must leave alone.
+LOOSE_WORDS = [
+    *FAST, *TRAPS, "--port", "$(X)", "a/b", "a=b", "(x)", "-", "a:b", "a: b", "a#b", "a #b", "@x",
+    "!x", "&x", "*x", "?x", "? x", "%x", "|", ">", "x]", "x}", "x,y", "", " ", "'", '"', "é",
+]  # fmt: skip
+# Half the collections are written as people write them, the others loosely.
+HEADS = ["a: ", "a:  ", "- ", "- - ", "- a: ", "--- ", "", "  b: ", "'q': "]
+STRICT = {
+    "words": ["a", "-x", "$(X)", "--port=8080", "8080", "-1", "1.5", "1e3", "true", "null", "v1"],
+    "separators": [", ", ",", " , "],
+    "heads": HEADS,
+    "afters": ["", " "],
+    "depth": 1,  # a collection in a collection: as deep as the fast path reads
+}
+LOOSE = {
+    "words": LOOSE_WORDS,
+    "separators": [", ", ",", " , ", ",  ", ",\n  ", ", , "],
+    "ends": ["", "", ",", " # c\n", "\n"],
+    "heads": [*HEADS, "? ", "[x]: ", "a: b "],
+    "afters": ["", "", " ", ": v", " x"],
+    "depth": 2,
+}
+
+
+@st.composite
+def flow_collection(draw, style: dict, depth: int = 0) -> str:
+    """A flow sequence or mapping, on one line unless ``style`` lets it go on; in a loose one,
+    keys are collections too."""
+
+    def entry(key: bool = False) -> str:
+        nested = depth < style["depth"] and not (key and style is STRICT)
+        if nested and draw(st.integers(0, 4)) == 0:
+            return draw(flow_collection(style, depth + 1))
+        return styled(draw(st.sampled_from(style["words"])), draw(st.sampled_from(STYLES)))
+
+    mapping = draw(st.booleans())
+    colon = ": " if style is STRICT else draw(st.sampled_from([": ", ":  ", ":"]))
+    count = draw(st.integers(0, 4))
+    entries = [(entry(key=True) + colon + entry()) if mapping else entry() for _ in range(count)]
+    inside = draw(st.sampled_from(style["separators"])).join(entries)
+    inside += draw(st.sampled_from(style.get("ends", [""])))
+    blank = draw(st.sampled_from(["", "", " "]))
+    return ("{" if mapping else "[") + blank + inside + blank + ("}" if mapping else "]")
+
+
+@settings(max_examples=6 * settings.default.max_examples, deadline=None)
+@given(
+    st.sampled_from([STRICT, LOOSE]).flatmap(
+        lambda style: st.lists(
+            st.tuples(
+                st.sampled_from(style["heads"]),
+                flow_collection(style),
+                st.sampled_from(style["afters"]),
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_flow_collections_on_one_line_load_the_same_both_ways(lines, newline):
+    # Lines of flow collections, one per line, under block indicators and keys: the fast path
+    # reads those of words itself (emptied before its token checks look), and each answer it
+    # gives must be the PyYAML path's.
+    text = "a:\n" if lines[0][0] == "  b: " else ""
+    text += "".join(head + flow + after + "\n" for head, flow, after in lines)
+    assert_fast_path_agrees(text.replace("\n", newline).encode())
+
+
+def test_flow_collections_of_words_take_the_fast_path():
+    document = b'args: [--port, "8080", \'--x=$(Y)\']\nspec: {x: [1, 2.5, -3], y: {z: "q"}}\n'
+    assert assert_fast_path_agrees(document) == [
+        {"args": ["--port", "8080", "--x=$(Y)"], "spec": {"x": [1, 2.5, -3], "y": {"z": "q"}}}
+    ]
+    assert assert_fast_path_agrees(b"- [a, b]\n- {k: v}\n--- [1, {}]\n") == [
+        [["a", "b"], {"k": "v"}],
+        [1, {}],
+    ]
+
+
 FRAGMENTS = [
     "kind: ", "List", "items:", "\n", "  ", "- ", "---\n", "...\n", "[", "]", "{", "}", ", ",
     ": ", "? ", "#", "|\n", ">\n", "|-\n", "'q'", '"d"', '"\\u00e9"', "~", "1:0", ".nan", "yes",
@@ -441,7 +526,7 @@ def test_stream_node_budget_is_exact_on_the_fast_path():
     first = 400_000
     second = MAX_STREAM_NODES - (first + 3) - 3
     raw = f"{block_document(first)}---\n{block_document(second)}".encode()
-    assert yaml_loader._fast_documents(raw) is not None  # within the budget, on the fast path
+    assert ryml_reader.fast_documents(raw) is not None  # within the budget, on the fast path
     assert [len(document["x"]) for document in load_documents(raw)] == [first, second]
     raw = f"{block_document(first)}---\n{block_document(second + 1)}".encode()
     with pytest.raises(MalformedRequest, match=f"stream holds more than {MAX_STREAM_NODES} nodes"):
@@ -454,18 +539,61 @@ def test_both_paths_count_the_same_nodes(nodes, budget):
     # With a small budget, every stream on either side of it: the fast path refuses exactly
     # the streams the PyYAML path refuses, so both count nodes alike (keys, documents included).
     raw = "---\n".join(nodes).encode()
-    with mock.patch.object(yaml_loader, "MAX_STREAM_NODES", budget):
+    with contextlib.ExitStack() as patches:
+        for module in (yaml_bounds, ryml_reader, pyyaml_reader):  # each that names the bound
+            patches.enter_context(mock.patch.object(module, "MAX_STREAM_NODES", budget))
         assert_fast_path_agrees(raw)
+
+
+SOUP = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
+
+
+def composed_nodes(raw: bytes) -> int | None:
+    """The nodes the PyYAML path composes of a body (aliases once), or None if it refuses it."""
+    loader = pyyaml_reader._Loader(raw)
+    try:
+        while loader.check_data():
+            loader.get_data()
+    except Exception:
+        return None
+    finally:
+        loader.dispose()
+    return loader._meter.composed
+
+
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
+@given(st.one_of(block_streams.map("---\n".join), SOUP))
+def test_the_fast_path_counts_no_more_nodes_than_the_pyyaml_path_composes(text):
+    # With a budget of exactly what the PyYAML path composes of the body, and every body counted
+    # however small, the fast path never refuses it by the budget; one node less, that path
+    # refuses it too.
+    raw = text.encode()
+    nodes = composed_nodes(raw)
+    if not nodes:  # refused, or empty
+        return
+    with mock.patch.object(ryml_reader, "_SMALL", 0):
+        with mock.patch.object(yaml_bounds, "PYYAML_NODES_PER_MIB", nodes):
+            try:
+                ryml_reader.fast_documents(raw)
+            except MalformedRequest as refused:
+                assert "per MiB" not in str(refused), raw
+        with mock.patch.object(yaml_bounds, "PYYAML_NODES_PER_MIB", nodes - 1):
+            assert pyyaml(raw) is REFUSED
+            try:
+                record("answered" if ryml_reader.fast_documents(raw) else "left to PyYAML")
+            except MalformedRequest:
+                record("refused by the fast path")
 
 
 @pytest.mark.scale
 @pytest.mark.parametrize(
     "document",
     [
-        "kind: ServingRuntime\nx: [" + ", ".join(["0"] * 999_990) + "]\n",  # flow: PyYAML's
-        "kind: ServingRuntime\nx:\n" + "- 0\n" * 999_990,  # block: the fast path's
+        "kind: ServingRuntime\nx: [" + ", ".join(["0"] * 999_990) + "]\n",
+        "kind: ServingRuntime\nx:\n" + "- 0\n" * 999_990,
+        "kind: ServingRuntime\nx: [\n" + ",\n".join(["0"] * 999_990) + "]\n",  # PyYAML's
     ],
-    ids=["flow", "block"],
+    ids=["flow", "block", "flow-over-lines"],
 )
 def test_four_documents_at_the_per_document_bound_are_refused_quickly(document):
     raw = "---\n".join([document] * 4).encode()  # each within MAX_NODES, 4 M nodes together
@@ -478,6 +606,45 @@ def test_four_documents_at_the_per_document_bound_are_refused_quickly(document):
         load_documents(raw)
 
 
+# Bodies near the stream's node bound, shaped to cost the most per byte, as the fast path reads
+# them and as only the PyYAML path can (bench/yaml_cost.py, which measures them).
+NODE_BOUND_SHAPES = [
+    name for name in yaml_cost.SHAPES if "budget" not in name and "real" not in name
+]
+
+
+@pytest.mark.scale
+@pytest.mark.parametrize("shape", NODE_BOUND_SHAPES)
+def test_no_body_at_the_node_bound_is_composed_by_the_pyyaml_path(shape):
+    # Each is answered by the fast path or refused by a count (ryml's, or libyaml's events)
+    # before the PyYAML path composes a node of it: a million nodes composed took ~10 s of CPU.
+    raw = yaml_cost.SHAPES[shape]()
+    composer = mock.patch.object(
+        pyyaml_reader, "_Loader", side_effect=AssertionError("composed by the PyYAML path")
+    )
+    with composer, cpu_seconds_under(1 + 2 * len(raw) / yaml_bounds.MIB):
+        try:
+            documents = load_documents(raw)
+        except MalformedRequest as refused:
+            assert re.search(r"more than \d+ nodes", str(refused))
+        else:
+            assert documents[0]["kind"] == "BaseModel"
+
+
+@pytest.mark.scale
+def test_the_flow_sequence_of_integers_takes_the_fast_path():
+    raw = yaml_cost.issue_body()
+    assert len(ryml_reader.fast_documents(raw)[0]["spec"]["x"]) == yaml_cost.INTEGERS + 1
+
+
+@pytest.mark.scale
+@pytest.mark.parametrize("shape", [name for name in yaml_cost.SHAPES if "budget" in name])
+def test_a_body_at_the_pyyaml_budget_is_read_by_that_path(shape):
+    raw = yaml_cost.SHAPES[shape]()
+    assert ryml_reader.fast_documents(raw) is None
+    assert load_documents(raw)[0]["kind"] == "BaseModel"
+
+
 @pytest.mark.scale
 @pytest.mark.parametrize(
     "document", ["a: 1\n", "a: yes\n", "a: !!str 1\n"], ids=["fast", "ambiguous", "tagged"]
@@ -486,7 +653,7 @@ def test_document_count_is_bounded_on_both_paths(document):
     raw = ("---\n" + document) * MAX_DOCUMENTS
     assert len(load_documents(raw.encode())) == MAX_DOCUMENTS
     raw += "---\n"
-    for load in (load_documents, yaml_loader._pyyaml_documents):
+    for load in (load_documents, pyyaml_reader.pyyaml_documents):
         with pytest.raises(MalformedRequest, match=f"more than {MAX_DOCUMENTS} documents"):
             load(raw.encode())
 
@@ -498,8 +665,8 @@ def nested_mappings(depth: int) -> bytes:
 
 
 def test_depth_past_the_fast_path_is_left_to_the_pyyaml_path():
-    assert yaml_loader._fast_documents(nested_mappings(60)) is not None
-    assert yaml_loader._fast_documents(nested_mappings(100)) is None  # ryml's JSON: 64 levels
+    assert ryml_reader.fast_documents(nested_mappings(60)) is not None
+    assert ryml_reader.fast_documents(nested_mappings(100)) is None  # ryml's JSON: 64 levels
     document = load_documents(nested_mappings(MAX_DEPTH))[0]
     for _ in range(MAX_DEPTH - 1):
         document = document["a"]
@@ -527,7 +694,7 @@ def test_aliases_always_go_through_the_metering_composer():
     for level in range(1, 10):
         laughs.append(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 9) + "]")
     raw = ("\n".join(laughs) + "\n").encode()
-    assert yaml_loader._fast_documents(b"a: &x [1]\nb: *x\n") is None
+    assert ryml_reader.fast_documents(b"a: &x [1]\nb: *x\n") is None
     with pytest.raises(MalformedRequest, match="aliases expand to more than"):
         load_documents(raw)
     with pytest.raises(MalformedRequest, match="recursive alias"):
@@ -629,7 +796,7 @@ def test_a_key_twice_is_found_whatever_the_strings_hold(entries, nested):
     ],
 )
 def test_a_key_twice_beside_separators_in_strings_still_goes_to_the_pyyaml_path(raw):
-    assert yaml_loader._fast_documents(raw) is None
+    assert ryml_reader.fast_documents(raw) is None
     with pytest.raises(MalformedRequest, match="appears twice"):
         load_documents(raw)
 
@@ -644,7 +811,7 @@ def test_a_key_twice_beside_separators_in_strings_still_goes_to_the_pyyaml_path(
     ],
 )
 def test_a_document_that_is_a_string_goes_to_the_pyyaml_path(raw):
-    assert yaml_loader._fast_documents(raw) is None
+    assert ryml_reader.fast_documents(raw) is None
     assert same(load_documents(raw), pyyaml(raw))
 
 
@@ -740,7 +907,7 @@ def test_escapes_outside_double_quoted_scalars_stay_on_the_fast_path(raw):
 def test_an_escape_a_double_quoted_scalar_uses_still_falls_back(raw):
     """Only ryml's output tells where an escape was read (a comment beside it changes nothing);
     a no-break space written as it is, beside the escape's text, falls back too (harmless)."""
-    assert yaml_loader._fast_documents(raw) is None
+    assert ryml_reader.fast_documents(raw) is None
     assert same(load_documents(raw), pyyaml(raw))
 
 
@@ -759,25 +926,28 @@ def test_ome_s_shipped_runtimes_take_the_fast_path_with_the_same_values():
     assert assert_fast_path_agrees(stream) is not None
 
 
-@pytest.mark.parametrize(
-    "text",
-    [b"a: 'x']\n", b'a: "x"}\n', b"- 'x']\n", b"a: [b, 'c']\n", b'a: {b: "c"}\n'],
-)
+@pytest.mark.parametrize("text", [b"a: 'x']\n", b'a: "x"}\n', b"- 'x']\n", b"a: ['b']]\n"])
 def test_a_quoted_token_followed_by_a_bracket_still_falls_back(text):
-    assert yaml_loader._unsure(text)
+    assert ryml_reader._unsure(text)
+
+
+@pytest.mark.parametrize("text", [b"a: [b, 'c']\n", b'a: {b: "c"}\n', b"- ['x', \"y\"]\n"])
+def test_a_quoted_token_that_ends_a_flow_collection_of_words_does_not(text):
+    assert not ryml_reader._unsure(text)
+    assert assert_fast_path_agrees(text) is not None
 
 
 # Text of the bytes the token patterns decide on, in runs long enough to pass _PROBES.
 TOKEN_BYTES = st.text(alphabet="\"'\\\n ,:?-[]{}|>@`%!&*19ab", max_size=60).map(str.encode)
 TOKEN_TEXTS = st.one_of(
     TOKEN_BYTES,
-    st.tuples(TOKEN_BYTES, st.integers(1, 3 * yaml_loader._PROBES)).map(lambda t: t[0] * t[1]),
+    st.tuples(TOKEN_BYTES, st.integers(1, 3 * ryml_reader._PROBES)).map(lambda t: t[0] * t[1]),
 )
 # The loops the unrolled patterns stand for, each a plain alternation per character.
 QUOTED_LOOPS = [
-    (rb'"(?<![^\s,\[{-]")(?:[^"\\\n]|\\.)*"', yaml_loader._QUOTED_TOKENS[0][0]),
-    (rb"'(?<![^\s,\[{-]')(?:[^'\n]|'')*'", yaml_loader._QUOTED_TOKENS[1][0]),
-    (rb'"(?<![^\s,:?-]")(?:[^"\\\n]|\\.)*"[\]}]', dict(yaml_loader._UNSURE)[b'"']),
+    (rb'"(?<![^\s,\[{-]")(?:[^"\\\n]|\\.)*"', ryml_reader._QUOTED_TOKENS[0][0]),
+    (rb"'(?<![^\s,\[{-]')(?:[^'\n]|'')*'", ryml_reader._QUOTED_TOKENS[1][0]),
+    (rb'"(?<![^\s,:?-]")(?:[^"\\\n]|\\.)*"[\]}]', dict(ryml_reader._UNSURE)[b'"']),
 ]
 
 
@@ -803,8 +973,8 @@ def test_the_unrolled_quoted_token_patterns_on_escapes_and_doubled_quotes(text):
 @given(TOKEN_TEXTS)
 def test_the_token_checks_find_what_a_search_finds(text):
     """``_matches`` tries the first places a pattern's byte stands, then searches the rest."""
-    for char, pattern in [*yaml_loader._UNSURE, *yaml_loader._NODE_PROPERTIES]:
-        assert yaml_loader._matches(char, pattern, text) == bool(pattern.search(text)), pattern
+    for char, pattern in [*ryml_reader._UNSURE, *ryml_reader._NODE_PROPERTIES]:
+        assert ryml_reader._matches(char, pattern, text) == bool(pattern.search(text)), pattern
 
 
 @pytest.mark.parametrize("before", [0, 1, 15, 16, 17, 40])
@@ -812,8 +982,8 @@ def test_the_token_checks_find_what_a_search_finds(text):
 def test_a_token_past_the_probes_is_still_found(before, gap):
     filler = b"x" * gap
     text = (filler + b"a]") * before + filler + b" ]"  # `]` after `a` is no token
-    assert yaml_loader._matches(b"]", dict(yaml_loader._UNSURE)[b"]"], text)
-    assert not yaml_loader._matches(b"]", dict(yaml_loader._UNSURE)[b"]"], text[:-2])
+    assert ryml_reader._matches(b"]", dict(ryml_reader._UNSURE)[b"]"], text)
+    assert not ryml_reader._matches(b"]", dict(ryml_reader._UNSURE)[b"]"], text[:-2])
 
 
 @pytest.mark.parametrize("tries", [15, 16, 17])
@@ -821,13 +991,13 @@ def test_a_token_right_after_the_last_try_is_found(tries):
     # `|` then a digit is a token check (a block scalar's indentation indicator): the `|` that
     # begins it stands right after the last place tried one by one.
     text = b"|x" * tries + b"||1"
-    pattern = dict(yaml_loader._UNSURE)[b"|"]
-    assert yaml_loader._matches(b"|", pattern, text) == bool(pattern.search(text)) is True
+    pattern = dict(ryml_reader._UNSURE)[b"|"]
+    assert ryml_reader._matches(b"|", pattern, text) == bool(pattern.search(text)) is True
 
 
 @pytest.mark.parametrize("raw", [b"...\na: 1\n", b"a: 1\r...\rb: 2\r", b"a: 1\n...\nb: 2\n"])
 def test_a_document_end_anywhere_a_line_starts_goes_to_the_pyyaml_path(raw):
-    assert yaml_loader._unsure(raw)
+    assert ryml_reader._unsure(raw)
     assert_loads_as_pyyaml(raw)
 
 
@@ -847,5 +1017,5 @@ def test_a_document_end_anywhere_a_line_starts_goes_to_the_pyyaml_path(raw):
 )
 def test_floats_in_sequences_read_as_the_pyyaml_path_reads_them(raw):
     assert same(load_documents(raw), pyyaml(raw))
-    fast = yaml_loader._fast_documents(raw)
+    fast = ryml_reader.fast_documents(raw)
     assert fast is None or same(fast, pyyaml(raw))
