@@ -194,6 +194,16 @@ def client(app: Flask):
     return app.test_client()
 
 
+@pytest.fixture(params=["sqlite", "redis"])
+def backend_settings(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    """The settings of a catalog store of each kind: a SQLite file, the tests' Redis."""
+    if request.param == "sqlite":
+        return {"STORE_PATH": str(tmp_path / "catalog.sqlite3")}
+    redis_url = request.getfixturevalue("redis_url")
+    prefix = request.getfixturevalue("redis_prefix")
+    return {"REDIS_URL": redis_url, "CACHE_PREFIX": prefix}
+
+
 @pytest.fixture
 def redis_app(make_app: Callable[..., Flask], redis_url: str, redis_prefix: str) -> Flask:
     """An app caching in the tests' Redis database under this test's prefix; every read goes to

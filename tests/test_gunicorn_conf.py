@@ -17,8 +17,8 @@ import pytest
 from app import auth
 from config.settings import SettingsError
 from tests.builders import token_file
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "config" / "gunicorn.conf.py"
 VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 

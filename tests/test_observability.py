@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 
 import pytest
 
 from app.http.observability import request_id_from
 from tests.builders import model_doc, rank_body, runtime_doc
+from tests.paths import ROOT, SEED_YAML
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
 
 
@@ -148,7 +146,7 @@ def test_an_unexpected_error_is_logged_with_its_traceback_and_id(app, capsys):
 
 
 def test_the_documented_log_lines_have_the_fields_of_the_real_ones(client, capsys):
-    page = (Path(__file__).resolve().parents[1] / "docs" / "operations.md").read_text("utf-8")
+    page = (ROOT / "docs" / "operations.md").read_text("utf-8")
     logs = page[page.index("\n## Logs\n") :]
     documented = [
         json.loads(block.replace("\n", ""))

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from pathlib import Path
 
 import pytest
 
 from app.cache.framing import COMPRESS_MIN_BYTES
 from tests.builders import model_doc, rank_body, runtime_doc
+from tests.paths import SEED_YAML
 
-SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
 GZIP = {"Accept-Encoding": "gzip"}
 SEED_MODEL = "llama-3-2-3b-instruct"

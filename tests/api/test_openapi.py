@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
 import pytest
 from openapi_schema_validator import OAS31Validator
@@ -17,9 +16,8 @@ from app.errors import HTTP_CODES, ApiError
 from app.http.described import YAML_BODIES as YAML_REQUEST_TYPES
 from app.schemas.rank_answers import ERROR_CODES
 from app.version import __version__
+from tests.paths import FIXTURES, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "fixtures"
 AUTOMATIC_METHODS = {"HEAD", "OPTIONS"}  # Flask adds them to every route
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 import yaml
@@ -17,9 +16,8 @@ from app.catalog import get_store
 from app.http.polls import by_name_question
 from app.rendering.payloads import Answer
 from tests.builders import isvc_doc, token_file
+from tests.paths import SEED_YAML
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
 SEED_MODEL = "llama-3-2-3b-instruct"
 ISVC = yaml.safe_dump(
     isvc_doc("chat", namespace="llama-demo", model={"name": SEED_MODEL}), sort_keys=False

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from app.http.readiness import PROBE_WAIT_SECONDS, STORE_CHECK_EXTENSION
-from tests.api.test_operations import metric_samples, readyz, value
+from tests.api.support import metric_samples, readyz, value
 from tests.builders import token_file
 from tests.files import read_only
+from tests.paths import SEED_YAML
 from tests.waiting import wait_for
 
-SEED_YAML = (Path(__file__).resolve().parents[1] / "fixtures" / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
 PASSWORD = "wrong-s3cret-for-redis"
 ASK = "/v1/clusters/prod/select?model=llama-3-2-3b-instruct&namespace=llama-demo"

@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from app.api import cluster_answers
 from app.cache import get_ranking_cache
+from tests.paths import SEED_YAML
 from tests.waiting import wait_for
 
-SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
 URL = "/v1/clusters/prod/rank?model=llama-3-2-3b-instruct&namespace=llama-demo"
 ASKING = 4
 

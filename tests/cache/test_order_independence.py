@@ -9,7 +9,7 @@ import copy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.selection.test_properties import requests
+from tests.selection.builders import requests
 
 ANSWERS = [
     ("/v1/rank", "application/json"),

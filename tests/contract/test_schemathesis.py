@@ -13,6 +13,7 @@ get a 422.
 
 from __future__ import annotations
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import (
@@ -39,6 +40,12 @@ def yaml_stream_text(ctx, value) -> bytes:
     """The spec gives a YAML body as the text of a manifest stream (a string): send the text
     itself. schemathesis's own YAML serializer would send it YAML-quoted, as one scalar."""
     return value.encode("utf-8") if isinstance(value, str) else str(value).encode("utf-8")
+
+
+@pytest.fixture
+def api_schema(make_app):
+    """The spec as the app serves it, bound to that app (requests go through WSGI)."""
+    return schemathesis.openapi.from_wsgi("/openapi.json", make_app())
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import copy
 import random
-from pathlib import Path
 
 import yaml
 from hypothesis import settings
 
 from tests.builders import entry, model_doc, rank_body, runtime_doc, serving_runtime
-
-SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
+from tests.paths import FIXTURES, SEED_YAML
 
 
 def test_the_seed_page_raise_its_priority_to_4(client):
@@ -34,9 +32,7 @@ def test_the_seed_page_raise_its_priority_to_4(client):
         data=SEED_YAML,
         headers={"Content-Type": "application/yaml", "Accept": "text/plain"},
     ).get_data()
-    expected = (
-        Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.txt"
-    ).read_bytes()
+    expected = (FIXTURES / "seed_example.txt").read_bytes()
     assert table == expected
 
 

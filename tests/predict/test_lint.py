@@ -4,16 +4,15 @@ answers with OME's texts, mirroring its webhooks' code where that differs from Â
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.builders import entry, isvc_doc, runtime_doc, serving_runtime
 from tests.builders import model_doc as bare_model_doc
+from tests.paths import SEED_YAML
 from tests.work import cpu_seconds_under
 
-SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
 TEXT = {"Accept": "text/plain"}
 BARE = {"format_name": None, "framework": None, "architecture": None}  # no modelFormat/Framework

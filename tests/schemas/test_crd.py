@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 import yaml
@@ -13,8 +12,7 @@ import yaml
 from app.schemas.crd import KINDS, refusals
 from app.schemas.crd.schemas import OPENAPI, kind_schema
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+from tests.paths import FIXTURES
 
 
 def runtime(*entries, **spec):

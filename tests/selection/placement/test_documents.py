@@ -10,7 +10,7 @@ from app.selection.values import (
     classes_known,
     latest_classes,
 )
-from tests.selection.placement.conftest import class_doc, h100
+from tests.selection.placement.builders import class_doc, h100
 
 
 def test_a_class_document():

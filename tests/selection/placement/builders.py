@@ -1,12 +1,10 @@
 """Builders for the placement tests: AcceleratorClass documents, the classes and runtime of
-OME's *Select accelerators* page (rules §20.9), and a fixture that predicts a placement from a
-request body the way the API will (schema -> ranking -> placement)."""
+OME's *Select accelerators* page (rules §20.9), a placement predicted from a request body the way
+the API will (schema -> ranking -> placement), and one component's class under a selector."""
 
 from __future__ import annotations
 
 from typing import Any
-
-import pytest
 
 from app.schemas.requests import load_rank_request
 from app.selection.placement import ClassView, ComponentPlacement, Placement
@@ -142,11 +140,6 @@ def predict_body(
         known if known is not None else bool(held),
         lambda runtime: by_runtime[id(runtime)],
     )
-
-
-@pytest.fixture
-def predict():
-    return predict_body
 
 
 def choose(
