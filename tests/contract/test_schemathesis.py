@@ -60,6 +60,6 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 )
 def test_responses_conform_to_the_spec(case):
     # schemathesis sends Accept-Encoding: gzip, deflate as an HTTP client does, but its WSGI
-    # transport does not inflate what it gets: ask for the identity body (tests/api/
+    # transport does not inflate what it gets: ask for the identity body (tests/http/
     # test_compression.py holds the gzip one to it).
     case.call_and_validate(checks=CHECKS, headers={"Accept-Encoding": "identity"})
