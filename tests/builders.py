@@ -1,5 +1,6 @@
-"""Small builders for request documents, so tests state only what they vary; a token file; and
-a recorded cluster dump whose objects carry secrets, which no answer may show."""
+"""Small builders for request documents, so tests state only what they vary, and the documents
+the service reads of them; a token file; and a recorded cluster dump whose objects carry
+secrets, which no answer may show."""
 
 from __future__ import annotations
 
@@ -9,9 +10,22 @@ from typing import Any
 
 import yaml
 
+from app.schemas.document_schemas import (
+    inference_service_document_schema,
+    model_document_schema,
+    runtime_document_schema,
+)
 from tests.paths import FIXTURES
 
 API = "ome.io/v1beta1"
+# The schema that reads each kind of manifest into the document the rules read (SPEC §1).
+SCHEMAS = {
+    "ServingRuntime": runtime_document_schema,
+    "ClusterServingRuntime": runtime_document_schema,
+    "BaseModel": model_document_schema,
+    "ClusterBaseModel": model_document_schema,
+    "InferenceService": inference_service_document_schema,
+}
 
 
 def model_doc(
@@ -117,6 +131,11 @@ def isvc_doc(name: str = "svc", *, namespace: str | None = "demo", annotations=N
     if annotations is not None:
         metadata["annotations"] = annotations
     return {"apiVersion": API, "kind": "InferenceService", "metadata": metadata, "spec": spec}
+
+
+def loaded(manifest: dict) -> Any:
+    """The document the service reads of ``manifest``: a Runtime, Model or InferenceService."""
+    return SCHEMAS[manifest["kind"]].load(manifest)
 
 
 def rank_body(model: dict | None = None, *runtimes: dict, **extra: Any) -> dict:
