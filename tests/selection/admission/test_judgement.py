@@ -13,6 +13,7 @@ from app.selection.admission import (
     admit,
     planned_admission_rankings,
 )
+from app.selection.admission.judgement import model_notes
 from app.selection.values import CatalogView, object_key
 from tests.builders import entry, isvc_doc, loaded, model_doc, runtime_doc
 
@@ -137,6 +138,17 @@ def test_a_models_size_notes():
             "orders it: size ranges decide nothing for this model",
         ),
     ]
+
+
+def test_a_model_that_is_not_ready_is_not_told_its_size_decides_nothing():
+    """Only a Ready model (one with a format name) is ranked: one that is not gets no
+    NoParameterSize note, nor does any model of a cluster without a sized runtime."""
+    ready = loaded(model_doc("ready"))
+    assert [f.code for f in model_notes(ready, sized_runtimes=True)] == ["NoParameterSize"]
+    assert model_notes(ready, sized_runtimes=False) == []
+    assert model_notes(loaded(model_doc("pending", format_name="")), sized_runtimes=True) == []
+    odd = loaded(model_doc("odd", size="7b"))
+    assert [f.code for f in model_notes(odd, sized_runtimes=False)] == ["UnusualSize"]
 
 
 def test_without_a_sized_runtime_an_unsized_model_says_nothing():

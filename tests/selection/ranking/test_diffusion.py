@@ -3,7 +3,8 @@ selection package. Each failure's text is part of the contract."""
 
 import pytest
 
-from tests.builders import entry, model_doc, rank_body, runtime_doc
+from app.selection.ranking.diffusion import diffusion_mismatch
+from tests.builders import entry, loaded, model_doc, rank_body, runtime_doc
 
 PREFIX = "model format 'mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0' not in "
 PREFIX += "supported formats: "
@@ -185,3 +186,33 @@ def test_second_entry_matches_when_first_pipeline_fails(rank):
     row = rank(rank_body(model, runtime)).rows[0]
     assert row.compatible
     assert row.priority == 3  # the row's priority is the first *matching* entry's (§6)
+
+
+def test_the_first_failure_in_the_rules_order_is_the_one_named():
+    """The class name, then the standard components in their order, then the additional ones
+    by their bytes: only the first failure is said (the pipelines directly, no ranking)."""
+    model = loaded(model_doc(diffusionPipeline=FLUX)).diffusion
+    wrong = {
+        "className": "Other",
+        "vae": {"library": "x"},
+        "additionalComponents": {"b": {}, "a": {"type": "y"}},
+    }
+
+    def required(**fields):
+        pipeline = {key: value for key, value in wrong.items() if key in fields}
+        return loaded(runtime_doc("rt", entry(diffusionPipeline=pipeline))).entries[0].diffusion
+
+    everything = required(className=1, vae=1, additionalComponents=1)
+    assert diffusion_mismatch(model, everything) == (
+        "pipeline class mismatch (model=FluxPipeline, runtime=Other)"
+    )
+    assert diffusion_mismatch(model, required(vae=1, additionalComponents=1)) == (
+        "vae library mismatch (model=diffusers, runtime=x)"
+    )
+    assert diffusion_mismatch(model, required(additionalComponents=1)) == (
+        "diffusion component a missing in model"
+    )
+    assert diffusion_mismatch(None, everything) == (
+        "diffusion pipeline required by runtime but not specified in model"
+    )
+    assert diffusion_mismatch(model, None) is None

@@ -9,6 +9,7 @@ from itertools import pairwise
 
 import pytest
 
+from app.selection.ranking.explicit import lookup_order
 from app.selection.values import go_quote
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
@@ -317,3 +318,19 @@ def test_null_or_empty_inherit_from_names_no_parent(explicit):
         runtime = runtime_doc("rt")
         runtime["metadata"]["annotations"] = {INHERIT: parent}
         assert explicit(named("rt"), runtime).error is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "modern", "order"),
+    [
+        (None, True, ("ClusterServingRuntime", "ServingRuntime")),  # the CRD's default
+        ("ClusterServingRuntime", True, ("ClusterServingRuntime", "ServingRuntime")),
+        ("ServingRuntime", True, ("ServingRuntime",)),
+        ("", True, ("ServingRuntime", "ClusterServingRuntime")),  # any other value
+        ("Other", True, ("ServingRuntime", "ClusterServingRuntime")),
+        ("ClusterServingRuntime", False, ("ServingRuntime", "ClusterServingRuntime")),  # 1.2
+    ],
+)
+def test_where_a_named_runtime_is_looked_up_first(kind, modern, order):
+    """rules §7 step 1, the lookup itself rather than through a ranking."""
+    assert lookup_order(kind, modern) == order

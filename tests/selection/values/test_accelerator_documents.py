@@ -2,14 +2,13 @@
 
 import pytest
 
-from app.selection.values import (
+from app.selection.values.accelerator_classes import (
     AcceleratorClass,
-    AcceleratorRequest,
     PlacementDocumentError,
-    RuntimeExtras,
     classes_known,
     latest_classes,
 )
+from app.selection.values.accelerator_requests import AcceleratorRequest, RuntimeExtras
 from tests.selection.placement.builders import class_doc, h100
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.selection.values import MAX_VALUE_CHARS, length_problem, parse_go_int, too_long
+from app.selection.values.bounds import MAX_VALUE_CHARS, length_problem, parse_go_int, too_long
 
 HUGE = "1" * (sys.get_int_max_str_digits() + 700)  # int(HUGE) raises ValueError
 

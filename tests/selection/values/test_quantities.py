@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.selection.values import GIB, QuantityError, parse_quantity
+from app.selection.values.quantities import GIB, QuantityError, parse_quantity
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.selection.values import is_plain_size, parse_size
-from app.selection.values.sizes import parse_go_float
+from app.selection.values.sizes import is_plain_size, parse_go_float, parse_size
 
 ERR = None  # Go returned an error (syntax or range): OME reads the size as 0
 

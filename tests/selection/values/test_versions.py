@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.selection.values import MAX_VALUE_CHARS, parse_version, versions_match
+from app.selection.values.bounds import MAX_VALUE_CHARS
+from app.selection.values.versions import parse_version, versions_match
 
 
 @pytest.mark.parametrize(
