@@ -7,8 +7,11 @@ import gzip
 import zlib
 
 import pytest
+from werkzeug.test import EnvironBuilder
+from werkzeug.wrappers import Request
 
 from app.cache.framing import COMPRESS_MIN_BYTES
+from app.http.compression import gzip_etag, identity_tags, takes_gzip
 from tests.builders import model_doc, rank_body, runtime_doc
 from tests.paths import SEED_YAML
 
@@ -175,3 +178,36 @@ def test_if_match_takes_the_gzip_tag_of_the_current_generation(seeded):
     assert written.status_code == 200
     again = seeded.post("/v1/clusters/prod/objects", json=extra, headers={"If-Match": tag})
     assert again.status_code == 412
+
+
+# --- the representations' tags and the request's Accept-Encoding (app/http/compression.py) ------
+
+
+@pytest.mark.parametrize(
+    ("tag", "gzip_tag"),
+    [('"7"', '"7-gzip"'), ('"7-gzip"', '"7-gzip"'), ("unquoted", "unquoted")],
+)
+def test_the_gzip_representation_has_its_own_tag(tag, gzip_tag):
+    assert gzip_etag(tag) == gzip_tag
+
+
+def test_a_condition_naming_gzip_tags_names_their_identity_ones():
+    assert identity_tags('"7-gzip", W/"8-gzip", "9"') == '"7", W/"8", "9"'
+
+
+@pytest.mark.parametrize(
+    ("accept_encoding", "takes"),
+    [
+        (None, False),
+        ("gzip", True),
+        ("br, gzip;q=0.5", True),
+        ("*", True),
+        ("gzip;q=0", False),
+        ("identity", False),
+        ("", False),
+    ],
+)
+def test_whether_a_request_takes_gzip(accept_encoding, takes):
+    headers = {} if accept_encoding is None else {"Accept-Encoding": accept_encoding}
+    asked = Request(EnvironBuilder(headers=headers).get_environ())
+    assert takes_gzip(asked) is takes

@@ -7,6 +7,14 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from app.http.conditions import (
+    EntityTag,
+    MalformedTags,
+    entity_tags,
+    none_match,
+    write_precondition,
+)
+from app.store import Precondition
 from tests.builders import runtime_doc
 from tests.servers import SEED_YAML
 
@@ -123,3 +131,65 @@ def test_if_none_match_compares_weakly(prod, path, if_none_match):
 def test_if_none_match_naming_nothing_current_is_answered(prod, if_none_match):
     response = prod.get("/v1/clusters/prod", headers={"If-None-Match": if_none_match})
     assert (response.status_code, response.get_json()["generation"]) == (200, 2)
+
+
+# --- the header values themselves (app/http/conditions.py) ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "tags"),
+    [
+        ('"7"', (EntityTag("7", weak=False),)),
+        ('W/"7"', (EntityTag("7", weak=True),)),
+        (
+            ' "1" ,W/"2",, "a,b"\t',
+            (EntityTag("1", False), EntityTag("2", True), EntityTag("a,b", False)),
+        ),
+        ('""', (EntityTag("", False),)),
+        (",", ()),  # empty list elements are skipped
+    ],
+)
+def test_a_conditions_entity_tags(value, tags):
+    assert entity_tags(value) == tags
+
+
+@pytest.mark.parametrize("value", ["*", " * ", "\t*"])
+def test_a_star_is_no_list(value):
+    assert entity_tags(value) is None
+
+
+@pytest.mark.parametrize("value", ["7", '"7', 'w/"7"', '"a"b"', '"7" "8"', '"\x7f"'])
+def test_what_is_not_an_entity_tag_is_malformed(value):
+    with pytest.raises(MalformedTags):
+        entity_tags(value)
+
+
+@pytest.mark.parametrize(
+    ("if_match", "generations"),
+    [
+        ('"7"', {7}),
+        ('"7", "8", W/"9"', {7, 8}),  # If-Match compares strongly: a weak tag never matches
+        ('"07", "x", "-1", "99999999999999999999999"', set()),  # none names a generation
+    ],
+)
+def test_what_an_if_match_asks_of_a_write(if_match, generations):
+    assert write_precondition(if_match) == Precondition(frozenset(generations))
+
+
+def test_if_match_star_asks_for_a_cluster_that_exists():
+    assert write_precondition("*") is Precondition.EXISTS
+
+
+@pytest.mark.parametrize(
+    ("if_none_match", "named"),
+    [
+        ('"7"', True),
+        ('W/"7"', True),  # If-None-Match compares weakly
+        ('"6", W/"7"', True),
+        ("*", True),
+        ('"8"', False),
+        ("not a tag", False),  # no condition: the read is answered
+    ],
+)
+def test_whether_an_if_none_match_names_the_tag(if_none_match, named):
+    assert none_match(if_none_match, '"7"') is named

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 
-from app.rendering.encode import to_yaml
+from app.rendering.yaml_writer import to_yaml
 from app.selection.values import budget
 from tests.clock import TickingClock
 from tests.json_values import json_values

@@ -8,8 +8,19 @@ import re
 
 import pytest
 import yaml
+from marshmallow import ValidationError
 
 from app.rendering.encode import printable
+from app.schemas.names import (
+    LABEL_TEXT,
+    SUBDOMAIN_TEXT,
+    is_namespace,
+    is_object_name,
+    label_problem,
+    subdomain_problem,
+    validate_namespace,
+    validate_object_name,
+)
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 YAML = {"Content-Type": "application/yaml"}
@@ -153,3 +164,49 @@ def test_printable_escapes_as_go_quotes_and_leaves_the_rest():
     assert printable("a\tb\nc\rd\x00e\x1bf\x7fg\x85h\u2028i\u202ej\u2066k") == (
         "a\\tb\\nc\\rd\\x00e\\x1bf\\x7fg\\u0085h\\u2028i\\u202ej\\u2066k"
     )
+
+
+# --- the names themselves, in the API server's words (app/schemas/names.py) ----------------------
+
+
+@pytest.mark.parametrize("name", GOOD_NAMES)
+def test_an_object_name_is_a_dns_1123_subdomain(name):
+    assert subdomain_problem(name) is None
+    assert is_object_name(name)
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_what_the_api_server_refuses_as_an_object_name(name):
+    assert subdomain_problem(name) is not None
+    assert not is_object_name(name)
+    with pytest.raises(ValidationError):
+        validate_object_name(name)
+
+
+def test_the_refusals_texts_are_the_api_servers():
+    assert subdomain_problem("Bad_Name") == f'Invalid value: "Bad_Name": {SUBDOMAIN_TEXT}'
+    assert subdomain_problem("x" * 254) == (
+        f'Invalid value: "{"x" * 80}...": must be no more than 253 characters'
+    )
+    assert label_problem("a.b") == f'Invalid value: "a.b": {LABEL_TEXT}'
+    assert label_problem("x" * 64).endswith("must be no more than 63 characters")
+
+
+def test_a_refused_value_is_shown_without_a_control_character():
+    shown = subdomain_problem(FORGED)
+    assert shown is not None and CONTROL.search(shown) is None
+    assert shown.startswith('Invalid value: "evil\\n\\x1b[31mFAKE   Cluster   Yes":')
+
+
+@pytest.mark.parametrize("namespace", BAD_NAMESPACES)
+def test_a_namespace_is_a_dns_1123_label(namespace):
+    assert not is_namespace(namespace)
+    with pytest.raises(ValidationError):
+        validate_namespace(namespace)
+
+
+@pytest.mark.parametrize("namespace", ["", "a", "team-a", "x" * 63])
+def test_namespaces_and_the_empty_one_of_an_absent_namespace(namespace):
+    assert is_namespace(namespace)
+    validate_namespace(namespace)
+    assert not is_namespace(None)
