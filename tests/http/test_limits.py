@@ -8,6 +8,8 @@ import pytest
 
 import app.selection.admission.services as admission
 import app.selection.questions.outcomes as catalog
+from app.errors import LimitExceeded
+from app.http.limits import check_answer, check_rankings, check_runtimes
 from app.selection.values import budget
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
 from tests.clock import TickingClock
@@ -253,3 +255,50 @@ def test_the_deadline_stops_the_work_inside_the_rules(make_app, monkeypatch, pat
     assert answered.get_json()["error"]["code"] == "DeadlineExceeded"
     assert "X-Request-ID" in answered.headers
     assert clock.readings <= 42  # the 41st reading is past the deadline: nothing after it
+
+
+# --- the checks themselves, against an app's settings (app/http/limits.py) -----------------------
+
+
+@pytest.fixture
+def bounded(make_app):
+    """An app's context with small bounds: 4 runtimes, 10 runtime checks, 1000 answer bytes."""
+    app = make_app(MAX_RUNTIMES=4, MAX_RUNTIME_CHECKS=10, MAX_ANSWER_BYTES=1000)
+    with app.app_context():
+        yield
+
+
+def refused(check, *args, **kwargs) -> tuple[str, dict]:
+    with pytest.raises(LimitExceeded) as refusal:
+        check(*args, **kwargs)
+    return refusal.value.message, refusal.value.details
+
+
+def test_the_work_of_a_request_is_counted_before_it_starts(bounded):
+    check_rankings((2, 4), (1, 2))  # 8 + 2 = 10 checks: within the bound
+    assert refused(check_rankings, (2, 4), (1, 3)) == (
+        "this request needs 11 runtime checks (2 questions × 4 runtimes + 1 questions × 3 "
+        "runtimes); this service allows at most 10 (OME_RANKER_MAX_RUNTIME_CHECKS)",
+        {"variable": "OME_RANKER_MAX_RUNTIME_CHECKS", "limit": 10, "requested": 11},
+    )
+    message, _ = refused(check_rankings, (1, 4), placements=7)
+    assert message.startswith("this request needs 11 runtime checks (1 questions × 4 runtimes + 7")
+
+
+def test_a_ranking_reads_no_more_runtimes_than_a_request_may_send(bounded):
+    check_runtimes(4)
+    message, details = refused(check_runtimes, 5)
+    assert message == (
+        "this request needs 5 runtimes in one ranking; this service allows at most 4 "
+        "(OME_RANKER_MAX_RUNTIMES)"
+    )
+    assert details["variable"] == "OME_RANKER_MAX_RUNTIMES"
+    assert refused(check_rankings, (1, 5))[0] == message  # each side is one ranking too
+
+
+def test_an_answer_is_weighed_before_it_is_rendered(bounded):
+    check_answer(rows=4, text_bytes=200)  # 4 × 200 + 200
+    assert refused(check_answer, rows=4, text_bytes=201)[0] == (
+        "this request needs 1001 bytes of answer (about); this service allows at most 1000 "
+        "(OME_RANKER_MAX_ANSWER_BYTES)"
+    )
