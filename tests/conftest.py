@@ -1,4 +1,6 @@
-"""Fixtures shared by the whole suite: the app and its client, and a real Redis.
+"""Fixtures shared by the whole suite: the app and its client, a catalog store of each kind, a
+real Redis, and real servers a test may break; a directory that needs more adds them in its own
+conftest.py (docs/development.md, "Fixtures"). Helpers are in builder modules, not here.
 
 Redis is found through ``REDIS_URL`` (default ``redis://127.0.0.1:6379/0``), but the tests use
 their own database number and a key prefix unique to the run and to the test, delete only keys

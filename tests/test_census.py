@@ -116,6 +116,39 @@ def test_the_exceptions_are_modules_of_the_app():
     assert set(NO_TEST_PACKAGE) <= app_packages()
 
 
+def helper_imports(files: list[Path]) -> list[str]:
+    """Imports of a conftest or of a test module: helpers belong in builder modules."""
+    found = []
+    for path in files:
+        for name in imported_names(path):
+            last = name.split(".")[-1]
+            if name.startswith("tests.") and (last == "conftest" or last.startswith("test_")):
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+                found.append(f"{where}: {name}")
+    return found
+
+
+def test_no_test_file_imports_a_conftest_or_another_test_module():
+    """Fixtures come from conftest files by name; helpers from builders.py or support.py."""
+    assert helper_imports(files_of_tests()) == []
+
+
+def test_each_slow_group_of_a_directory_names_a_directory_of_the_tests():
+    """tests/conftest.py marks a slow group by the top directory a test is in: one that moved
+    away would leave its tests unmarked, in the fast loop."""
+    conftest = ast.parse((TESTS / "conftest.py").read_text(encoding="utf-8"))
+    [table] = [
+        node.value
+        for node in conftest.body
+        if isinstance(node, ast.Assign)
+        and any(getattr(target, "id", None) == "GROUP_OF_DIRECTORY" for target in node.targets)
+    ]
+    directories = ast.literal_eval(table)
+    assert directories, "no slow group by directory: has the convention changed?"
+    for directory in directories:
+        assert (TESTS / directory / "__init__.py").is_file(), directory
+
+
 def test_the_census_sees_each_form_of_import(tmp_path):
     app = tmp_path / "app"
     for package in ("", "http", "store"):
@@ -146,3 +179,10 @@ def test_the_census_sees_each_form_of_import(tmp_path):
     # app.store is named by `from app.store import state`; app.http by no import
     assert unimported(modules, files_of_tests(tests)) == {"app", "app.http", "app.http.query"}
     assert missing_test_packages(app_packages(app), tests) == {"app.store"}
+    (tests / "test_reaching.py").write_text(
+        "from tests.http.test_limits import x\nfrom tests.store import conftest\n"
+    )
+    assert sorted(found.split(": ")[1] for found in helper_imports(files_of_tests(tests))) == [
+        "tests.http.test_limits",
+        "tests.store.conftest",
+    ]
