@@ -1,11 +1,31 @@
-"""Small builders for request documents, so tests state only what they vary."""
+"""Small builders for request documents, so tests state only what they vary, and the documents
+the service reads of them; a token file; and a recorded cluster dump whose objects carry
+secrets, which no answer may show."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import yaml
+
+from app.schemas.document_schemas import (
+    inference_service_document_schema,
+    model_document_schema,
+    runtime_document_schema,
+)
+from tests.paths import FIXTURES
+
 API = "ome.io/v1beta1"
+# The schema that reads each kind of manifest into the document the rules read (SPEC §1).
+SCHEMAS = {
+    "ServingRuntime": runtime_document_schema,
+    "ClusterServingRuntime": runtime_document_schema,
+    "BaseModel": model_document_schema,
+    "ClusterBaseModel": model_document_schema,
+    "InferenceService": inference_service_document_schema,
+}
 
 
 def model_doc(
@@ -128,6 +148,11 @@ def retyped(document: dict, *, api_version: Any = _KEEP, kind: Any = _KEEP) -> d
     return changed
 
 
+def loaded(manifest: dict) -> Any:
+    """The document the service reads of ``manifest``: a Runtime, Model or InferenceService."""
+    return SCHEMAS[manifest["kind"]].load(manifest)
+
+
 def rank_body(model: dict | None = None, *runtimes: dict, **extra: Any) -> dict:
     body = {"model": model or model_doc(), "runtimes": list(runtimes)}
     body.update(extra)
@@ -137,10 +162,6 @@ def rank_body(model: dict | None = None, *runtimes: dict, **extra: Any) -> dict:
 def token_file(path, *tokens: dict) -> str:
     """Write a token file (SPEC §17) of ``{"name", "secret", "read"?, "write"?}`` tokens,
     keeping only each secret's SHA-256 as the service expects; returns its path."""
-    import hashlib
-
-    import yaml
-
     entries = []
     for token in tokens:
         entry = {k: v for k, v in token.items() if k != "secret"}
@@ -185,3 +206,40 @@ def read_whole(wsgi_app: Callable) -> Callable:
                 close()
 
     return answered
+
+
+MARKER = "s3cr3t-m4rk3r"
+SECRET = {"name": "HF_TOKEN", "value": f"hf_{MARKER}_token"}
+
+
+def with_secrets(manifest: dict) -> dict:
+    """What a real cluster's objects carry besides what the rules read, a marker in each."""
+    spec = manifest["spec"]
+    runner = {
+        "name": "ome-container",
+        "image": "docker.io/vllm/vllm-openai:v0.9.0",
+        "env": [SECRET, {"name": "ARGS", "valueFrom": {"secretKeyRef": {"name": MARKER}}}],
+        "envFrom": [{"secretRef": {"name": f"{MARKER}-env"}}],
+        "args": [f"--api-key={MARKER}"],
+        "command": ["sh", "-c", f"serve --token {MARKER}"],
+        "volumeMounts": [{"name": MARKER, "mountPath": "/secrets"}],
+    }
+    if manifest["kind"] == "InferenceService":
+        spec.setdefault("engine", {})["runner"] = runner
+        spec["engine"]["leader"] = {"runner": dict(runner)}
+    elif "Runtime" in manifest["kind"]:
+        spec.setdefault("engineConfig", {})["runner"] = runner
+        spec["volumes"] = [{"name": MARKER, "secret": {"secretName": MARKER}}]
+    else:
+        spec["storage"] = {"storageUri": f"hf://org/model?token={MARKER}", "key": MARKER}
+    manifest["status"] = {"message": MARKER}
+    return manifest
+
+
+def dump() -> bytes:
+    """The recorded ``kubectl get -A -o yaml`` of the seed cluster, each object with secrets."""
+    listing = yaml.safe_load((FIXTURES / "kubectl_get_seed_cluster.yaml").read_text())
+    listing["items"] = [with_secrets(item) for item in listing["items"]]
+    body = yaml.safe_dump(listing, sort_keys=False).encode()
+    assert body.count(MARKER.encode()) > 30
+    return body

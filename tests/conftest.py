@@ -1,4 +1,6 @@
-"""Fixtures shared by the whole suite: the app and its client, and a real Redis.
+"""Fixtures shared by the whole suite: the app and its client, a catalog store of each kind, a
+real Redis, and real servers a test may break; a directory that needs more adds them in its own
+conftest.py (docs/development.md, "Fixtures"). Helpers are in builder modules, not here.
 
 Redis is found through ``REDIS_URL`` (default ``redis://127.0.0.1:6379/0``), but the tests use
 their own database number and a key prefix unique to the run and to the test, delete only keys
@@ -192,6 +194,16 @@ def app(make_app: Callable[..., Flask]) -> Flask:
 @pytest.fixture
 def client(app: Flask):
     return app.test_client()
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def backend_settings(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    """The settings of a catalog store of each kind: a SQLite file, the tests' Redis."""
+    if request.param == "sqlite":
+        return {"STORE_PATH": str(tmp_path / "catalog.sqlite3")}
+    redis_url = request.getfixturevalue("redis_url")
+    prefix = request.getfixturevalue("redis_prefix")
+    return {"REDIS_URL": redis_url, "CACHE_PREFIX": prefix}
 
 
 @pytest.fixture

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.paths import ROOT
 from tests.waiting import wait_for
 
-ROOT = Path(__file__).resolve().parents[1]
 # How long a test of a real server lets one answer take before calling it a hang: far more than
 # any answer takes (well under a second on an idle machine), so that no busy machine reaches it;
 # less than the worker timeout (30 s) at which gunicorn kills a worker stuck on one request.

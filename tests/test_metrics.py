@@ -14,8 +14,7 @@ from prometheus_client import generate_latest
 
 from app.metrics import MULTIPROC_DIR_VARIABLE, ServiceMetrics, multiprocess_dir
 from config.settings import SettingsError
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 def sample(metrics: ServiceMetrics, line_start: str) -> float:

@@ -10,7 +10,7 @@ import copy
 import pytest
 import yaml
 
-from tests.api.test_placement_http import CLASSES, H100, H200, MODEL, RUNTIME, isvc
+from tests.api.builders import CLASSES, H100, H200, MODEL, RUNTIME, isvc
 
 YAML = {"Content-Type": "application/yaml"}
 ASK = "/v1/clusters/prod/{}?inferenceService=llama-demo/llama-3-3-70b"

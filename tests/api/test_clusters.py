@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
@@ -16,9 +14,8 @@ from tests.builders import (
     serving_runtime,
     token_file,
 )
+from tests.paths import SEED_YAML
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
 SEED_MODEL = "llama-3-2-3b-instruct"
 

@@ -4,9 +4,8 @@ gone makes catalog requests 503 with Retry-After while the stateless endpoints k
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.paths import SEED_YAML
 
-SEED_YAML = (Path(__file__).resolve().parent.parent / "fixtures" / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
 URL = "/v1/clusters/prod/select?model=llama-3-2-3b-instruct&namespace=llama-demo"
 

@@ -1,14 +1,12 @@
 """/v1/rank and /v1/select over the WSGI app: formats, negotiation, SPEC §15 bodies."""
 
 import json
-from pathlib import Path
 
 import yaml
 
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
+from tests.paths import FIXTURES, SEED_YAML
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
 SEED_TABLE = (FIXTURES / "seed_example.txt").read_text()
 YAML = {"Content-Type": "application/yaml"}
 

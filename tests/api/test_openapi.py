@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from pathlib import Path
 
 import pytest
 import yaml
@@ -20,9 +19,8 @@ from app.http.described import YAML_BODIES as YAML_REQUEST_TYPES
 from app.schemas.rank_answers import ERROR_CODES
 from app.version import __version__
 from tests.builders import token_file
+from tests.paths import FIXTURES, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "fixtures"
 AUTOMATIC_METHODS = {"HEAD", "OPTIONS"}  # Flask adds them to every route
 
 

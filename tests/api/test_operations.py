@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from app.cache import get_ranking_cache
 from app.cache.framing import CorruptEntry
@@ -17,27 +15,11 @@ from app.rendering.payloads import Answer
 from app.selection.values import budget
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
+from tests.api.support import metric_samples, readyz, value
 from tests.clock import ManualClock
-from tests.waiting import wait_for
+from tests.paths import SEED_YAML
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-SEED_YAML = (FIXTURES / "seed_example.yaml").read_bytes()
 YAML = {"Content-Type": "application/yaml"}
-
-
-def metric_samples(client) -> dict[tuple[str, tuple], float]:
-    response = client.get("/metrics")
-    assert response.status_code == 200
-    assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
-    samples = {}
-    for family in text_string_to_metric_families(response.get_data(as_text=True)):
-        for sample in family.samples:
-            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
-    return samples
-
-
-def value(samples, name: str, **labels) -> float:
-    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 @pytest.fixture
@@ -53,20 +35,6 @@ def test_healthz(client):
     assert response.status_code == 200
     assert response.get_json() == {"status": "ok", "version": __version__}
     assert response.headers["Cache-Control"] == "no-store"
-
-
-def readyz(client, until=lambda body: True) -> tuple[int, dict]:
-    """``/readyz`` once ``until`` holds of its body and its store check has ended: the checks
-    run beside the probe, whose first answers may come before they end (app/health.py)."""
-
-    def answered() -> tuple[int, dict] | None:
-        response = client.get("/readyz")
-        assert response.headers["Cache-Control"] == "no-store"
-        body = response.get_json()
-        ended = body["store"]["state"] != "unknown" and until(body)
-        return (response.status_code, body) if ended else None
-
-    return wait_for(answered, "/readyz as awaited")
 
 
 SQLITE_UP = {"backend": "sqlite", "state": "up", "reason": None}

@@ -12,46 +12,10 @@ import pytest
 import yaml
 
 from app.catalog import get_store
-from tests.builders import reordered_keys
+from tests.builders import MARKER, dump, reordered_keys
+from tests.paths import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 YAML = {"Content-Type": "application/yaml"}
-MARKER = "s3cr3t-m4rk3r"
-SECRET = {"name": "HF_TOKEN", "value": f"hf_{MARKER}_token"}
-
-
-def _with_secrets(manifest: dict) -> dict:
-    """What a real cluster's objects carry besides what the rules read, a marker in each."""
-    spec = manifest["spec"]
-    runner = {
-        "name": "ome-container",
-        "image": "docker.io/vllm/vllm-openai:v0.9.0",
-        "env": [SECRET, {"name": "ARGS", "valueFrom": {"secretKeyRef": {"name": MARKER}}}],
-        "envFrom": [{"secretRef": {"name": f"{MARKER}-env"}}],
-        "args": [f"--api-key={MARKER}"],
-        "command": ["sh", "-c", f"serve --token {MARKER}"],
-        "volumeMounts": [{"name": MARKER, "mountPath": "/secrets"}],
-    }
-    if manifest["kind"] == "InferenceService":
-        spec.setdefault("engine", {})["runner"] = runner
-        spec["engine"]["leader"] = {"runner": dict(runner)}
-    elif "Runtime" in manifest["kind"]:
-        spec.setdefault("engineConfig", {})["runner"] = runner
-        spec["volumes"] = [{"name": MARKER, "secret": {"secretName": MARKER}}]
-    else:
-        spec["storage"] = {"storageUri": f"hf://org/model?token={MARKER}", "key": MARKER}
-    manifest["status"] = {"message": MARKER}
-    return manifest
-
-
-def dump() -> bytes:
-    listing = yaml.safe_load((FIXTURES / "kubectl_get_seed_cluster.yaml").read_text())
-    listing["items"] = [_with_secrets(item) for item in listing["items"]]
-    body = yaml.safe_dump(listing, sort_keys=False).encode()
-    assert body.count(MARKER.encode()) > 30
-    return body
-
-
 ROUTES = [
     "/v1/clusters",
     "/v1/clusters/prod",

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.builders import reordered_keys
-from tests.selection.test_properties import requests
+from tests.selection.builders import requests
 
 ACCELERATORS = Path(__file__).resolve().parents[1] / "fixtures" / "select_accelerators.yaml"
 ANSWERS = [

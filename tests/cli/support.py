@@ -11,8 +11,8 @@ from click.testing import CliRunner, Result
 
 from app.cli import cli
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, serving_runtime
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "tests" / "fixtures" / "seed_example.yaml"
 ACCELERATORS = ROOT / "tests" / "fixtures" / "select_accelerators.yaml"  # rules §20.9
 

@@ -25,14 +25,12 @@ from app.cli.sources import Manifest, parse
 from app.schemas.stored import DROPPED_ANNOTATIONS, stored_form
 from bench.manifests import rank_request_body
 from tests import yaml_data
-from tests.api.test_stored_form import MARKER, dump
-from tests.builders import json_paths
+from tests.builders import MARKER, dump, json_paths
 from tests.cli.support import SEED, invoke, write_yaml
-from tests.ome_docs.test_ome_docs import load_cases
+from tests.ome_docs.support import load_cases
+from tests.paths import FIXTURES
 from tests.servers import Proxy
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "fixtures"
 JSON = {"Content-Type": "application/json", "Cache-Control": "no-cache"}
 ACCEPTS = ("application/json", "text/plain")
 SEED_MODEL = "llama-3-2-3b-instruct"

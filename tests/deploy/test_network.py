@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.test_kubernetes import (
+from tests.deploy.support import (
     EXTERNAL_REDIS,
     IN_CLUSTER_REDIS,
     KUBE,

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
-from tests.deploy.test_kubernetes import (
+from tests.deploy.support import (
     IN_CLUSTER_REDIS,
     REDIS_PASSWORD_REF,
     one,

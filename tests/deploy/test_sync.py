@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.test_stored_form import MARKER, dump
-from tests.builders import token_file
-from tests.deploy.test_kubernetes import KUBE, kustomize
+from tests.builders import MARKER, dump, token_file
+from tests.deploy.support import KUBE, kustomize
+from tests.paths import ROOT
 from tests.servers import Forwarded, Proxy, free_port
 
-ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "tests" / "fixtures" / "kubectl_get_seed_cluster.yaml"
 SECRETS = {"admin": "admin-secret-0123", "sync": "sync-secret-0123"}
 

@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
+
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 # The README and the reference; examples/README.md is a page of links too.

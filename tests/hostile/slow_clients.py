@@ -20,11 +20,10 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from tests.paths import SEED_YAML
 from tests.waiting import wait_for
 
-SEED_YAML = (Path(__file__).resolve().parents[1] / "fixtures" / "seed_example.yaml").read_bytes()
 KINDS = ("head", "body", "upload")
 UPLOAD_BYTES = 1024 * 1024
 

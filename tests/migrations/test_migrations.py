@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,9 +14,9 @@ from app.selection import RULES_VERSION
 from migrations.__main__ import main
 from migrations.entries import glob_escape, unlink_entries
 from migrations.runner import Migration, MigrationsLocked, applied, apply_pending, discover
+from tests.paths import ROOT
 from tests.servers import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
 DIGEST = "ab" * 32
 
 

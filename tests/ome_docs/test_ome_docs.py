@@ -20,16 +20,14 @@ Every file in ``cases/`` holds the examples of one page as a list of cases. A ca
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 import yaml
 
-from tests import yaml_data
+from tests.ome_docs.support import load_cases
 
-CASES_DIR = Path(__file__).parent / "cases"
 YAML_MIME = "application/yaml"
 CASE_KEYS = frozenset({"name", "source", "query", "manifests", "expect"})
 EXPECT_KEYS = frozenset(
@@ -55,16 +53,6 @@ EXPECT_KEYS = frozenset(
 )
 ROW_KEYS = frozenset({"compatible", "priority", "weight", "score", "reason", "distance"})
 SELECTED_KEYS = frozenset({"name", "scope", "explicit", "score"})
-
-
-def load_cases() -> list[Any]:
-    params = []
-    for path in sorted(CASES_DIR.glob("*.yaml")):
-        cases = yaml_data.load(path.read_text(encoding="utf-8"))
-        assert isinstance(cases, list), f"{path.name}: a list of cases"
-        for case in cases:
-            params.append(pytest.param(case, id=f"{path.stem}::{case['name']}"))
-    return params
 
 
 CASES = load_cases()

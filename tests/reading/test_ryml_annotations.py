@@ -14,14 +14,13 @@ import random
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from app.reading import pyyaml_reader, ryml_reader, yaml_loader
 from app.reading.decoding import MalformedRequest
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 # A body past the size under which the fast path leaves an unsure body to the PyYAML path
 # untouched: ryml still counts such a body, whatever bytes it holds.
 LARGE = b"# " + b"x" * (ryml_reader._SMALL + 1024) + b"\n"

@@ -30,10 +30,11 @@ from app.reading.manifests import read_yaml_stream
 from app.reading.yaml_bounds import MAX_DOCUMENTS, MAX_NUMBER_CHARS, MAX_STREAM_NODES
 from app.reading.yaml_loader import load_documents
 from bench import manifests, yaml_cost
+from tests.paths import ROOT
 from tests.work import cpu_seconds_under
 
 REFUSED = object()
-OME_CASES = sorted((Path(__file__).parent.parent / "ome_docs" / "cases").glob("*.yaml"))
+OME_CASES = sorted((ROOT / "tests" / "ome_docs" / "cases").glob("*.yaml"))
 
 # Scalars that YAML 1.1 (PyYAML) and YAML 1.2 (ryml) type differently, or that ryml rewrites in
 # its JSON, or that are plain strings looking like numbers: each is tried plain, single- and

@@ -3,8 +3,6 @@ name, namespace, labels and annotations, and nothing else; loading it gives the 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from marshmallow import fields
 
@@ -18,8 +16,8 @@ from app.schemas.objects import load_object
 from app.schemas.stored import KEEP, SHAPES, Items, stored_form
 from bench.manifests import rank_request_body
 from tests import yaml_data
+from tests.paths import FIXTURES, ROOT
 
-TESTS = Path(__file__).resolve().parents[1]
 READ_KINDS = ("BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime")
 NOT_READ = ("env", "envFrom", "args", "command", "volumes", "volumeMounts", "containers", "status")
 
@@ -27,9 +25,9 @@ NOT_READ = ("env", "envFrom", "args", "command", "volumes", "volumeMounts", "con
 def manifests() -> list[dict]:
     """Every manifest the tests hold: the fixtures, the OME docs cases, realistic runtimes."""
     found = []
-    for path in (TESTS / "fixtures").glob("*.yaml"):
+    for path in FIXTURES.glob("*.yaml"):
         found += [d for d in yaml_data.load_all(path.read_text()) if d is not None]
-    for path in (TESTS / "ome_docs" / "cases").glob("*.yaml"):
+    for path in (ROOT / "tests" / "ome_docs" / "cases").glob("*.yaml"):
         for case in yaml_data.load(path.read_text()):
             found += [d for d in yaml_data.load_all(case["manifests"]) if d is not None]
     found += rank_request_body(60)["runtimes"]

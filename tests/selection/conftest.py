@@ -1,3 +1,5 @@
+"""The fixture of the rules' tests: ``rank``, a request body ranked as the API receives it."""
+
 import pytest
 
 from app.schemas.requests import load_rank_request

@@ -1,63 +1,21 @@
 """Every catalog store backend, behind one fixture, so that the same tests run on each.
 
 ``backend`` gives SQLite (a real file in the test's directory), Redis (the tests' database,
-this test's prefix) and a throwaway three-node Redis Cluster (tests/cache's ``cluster``
-fixture; forming it takes seconds, so only the core tests ask for it); ``single_backend``
-gives the first two. A backend makes any number of stores on the same storage: two stores are
-two service processes sharing it.
+this test's prefix) and a throwaway three-node Redis Cluster (tests/conftest.py's
+``redis_cluster``; forming it takes seconds, so only the core tests ask for it);
+``single_backend`` gives the first two. A backend makes any number of stores on the same
+storage: two stores are two service processes sharing it (``tests/store/support.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.store.base import CatalogStore
-from app.store.redis import RedisCatalogStore
-from app.store.sqlite import SqliteCatalogStore
-
-CLUSTER_PREFIX = "ome-ranker-test:catalog:"
-
-
-@dataclass
-class Backend:
-    name: str
-    factory: Callable[..., CatalogStore]
-    stores: list[CatalogStore] = field(default_factory=list)
-
-    def make(self, **options) -> CatalogStore:
-        store = self.factory(**options)
-        self.stores.append(store)
-        return store
-
-    def close(self) -> None:
-        for store in self.stores:
-            store.close()
-
-
-def _sqlite(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., CatalogStore]:
-    path = tmp_path / "var" / "catalogs.sqlite3"
-    return lambda **options: SqliteCatalogStore(path, **options)
-
-
-def _redis(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., CatalogStore]:
-    url = request.getfixturevalue("redis_url")
-    prefix = request.getfixturevalue("redis_prefix") + "catalog:"
-    return lambda **options: RedisCatalogStore.from_url(url, prefix=prefix, **options)
-
-
-def _redis_cluster(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., CatalogStore]:
-    nodes = request.getfixturevalue("redis_cluster")
-    url = nodes[0].url
-    return lambda **options: RedisCatalogStore.from_url(
-        url, prefix=CLUSTER_PREFIX, cluster=True, **options
-    )
-
-
-FACTORIES = {"sqlite": _sqlite, "redis": _redis, "redis-cluster": _redis_cluster}
+from tests.store.support import FACTORIES, Backend
 
 
 def _backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:

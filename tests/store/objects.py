@@ -4,21 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.schemas.document_schemas import (
-    inference_service_document_schema,
-    model_document_schema,
-    runtime_document_schema,
-)
 from app.store import StoredObject
-from tests.builders import entry, isvc_doc, model_doc, runtime_doc
-
-_SCHEMAS = {
-    "ServingRuntime": runtime_document_schema,
-    "ClusterServingRuntime": runtime_document_schema,
-    "BaseModel": model_document_schema,
-    "ClusterBaseModel": model_document_schema,
-    "InferenceService": inference_service_document_schema,
-}
+from tests.builders import entry, isvc_doc, loaded, model_doc, runtime_doc
 
 
 def stored(manifest: dict[str, Any]) -> StoredObject:
@@ -29,7 +16,7 @@ def stored(manifest: dict[str, Any]) -> StoredObject:
         metadata.get("namespace"),
         metadata["name"],
         manifest,
-        _SCHEMAS[kind].load(manifest),
+        loaded(manifest),
     )
 
 

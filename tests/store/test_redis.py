@@ -14,8 +14,8 @@ from app.breaker import CircuitBreaker
 from app.store import ClusterSettings, LimitExceeded, StoreUnavailable, UnreadableCatalog
 from app.store.redis import CLIENT_NAME, RedisCatalogStore
 from tests.servers import free_port
-from tests.store.conftest import CLUSTER_PREFIX
 from tests.store.objects import catalog, model, runtime
+from tests.store.support import CLUSTER_PREFIX
 from tests.waiting import wait_for
 
 

@@ -14,9 +14,8 @@ import pytest
 
 from app.store import ClusterSettings, PreconditionFailed, StoreUnavailable, UnreadableCatalog
 from app.store.sqlite import SCHEMA_VERSION, SqliteCatalogStore
+from tests.paths import ROOT
 from tests.store.objects import catalog, runtime
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # Writes catalogs, prints each generation once the write returned, then dies without any
 # clean-up, as a worker killed by the OOM killer would.

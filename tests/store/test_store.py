@@ -1,4 +1,4 @@
-"""What every catalog store promises (SPEC §17), run on each backend (see conftest.py)."""
+"""What every catalog store promises (SPEC §17), run on each backend (tests/store/conftest.py)."""
 
 from __future__ import annotations
 

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import yaml
 
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SEED_PATH = ROOT / "tests" / "fixtures" / "seed_example.yaml"
 SEED_YAML = SEED_PATH.read_bytes()
 SEED_MODEL = "llama-3-2-3b-instruct"

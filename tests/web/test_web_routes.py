@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from app.web import STATIC, STATIC_CSP
+from tests.paths import ROOT
 
 VENDOR = STATIC / "vendor"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def fetch(client, path: str):

@@ -9,7 +9,7 @@ refuses), and ``replace``, equality, hashing, ``repr`` and pickling are the data
 
 Only the plain case is taken: every field in ``__init__``, positional, with a default value or
 none; no ``__post_init__``. Anything else raises ``TypeError`` at import, rather than build
-objects otherwise than the dataclass would. tests/selection/test_frozen.py holds each
+objects otherwise than the dataclass would. tests/selection/values/test_frozen.py holds each
 decorated class to the dataclass's own ``__init__``.
 """
 

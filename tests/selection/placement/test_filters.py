@@ -4,7 +4,7 @@ import pytest
 
 from app.selection.placement.filters import ConstraintFilter, constraint_failure
 from app.selection.values import AcceleratorClass, Constraints
-from tests.selection.placement.conftest import class_doc, h100
+from tests.selection.placement.builders import class_doc, h100
 from tests.work import cpu_seconds_under
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from app.rendering.placement_body import placement_body
 from tests.builders import entry, model_doc, runtime_doc, serving_runtime
-from tests.selection.placement.conftest import (
+from tests.selection.placement.builders import (
     H100,
     H200,
     MODEL,

@@ -6,7 +6,7 @@ import pytest
 from app.selection.placement import policies
 from app.selection.placement.policies import NO_USABLE_COST, TIE_UNKNOWN
 from app.selection.values import AcceleratorClass, Constraints
-from tests.selection.placement.conftest import H100, H200, choose, class_doc, h100, h200, losses
+from tests.selection.placement.builders import H100, H200, choose, class_doc, h100, h200, losses
 
 PAGE = [h100(), h200()]
 

@@ -1,0 +1,1 @@
+"""The tests of ``config/``: the settings read from the environment and ``gunicorn.conf.py``."""

@@ -1,0 +1,1 @@
+"""The tests of ``migrations/``: the Redis data migrations and their runner."""

@@ -1,0 +1,66 @@
+"""A ``Prediction`` as the bodies of rules §15 (app/rendering/ranking_body.py), rendered directly:
+the seed example's explain table is the text answer byte for byte, and the JSON bodies of
+``/v1/rank`` and ``/v1/select`` carry the fields the answer schema documents."""
+
+from __future__ import annotations
+
+import json
+
+from app.reading.manifests import read_yaml_stream
+from app.rendering.ranking_body import excluded_reasons, explain_table, ranking_body, select_body
+from app.schemas.requests import load_rank_request
+from app.selection.prediction import rank_and_place
+from tests.builders import entry, model_doc, rank_body, runtime_doc
+from tests.paths import FIXTURES, SEED_YAML
+
+SELECTED = {"name": "team-llama", "scope": "Namespaced", "score": 2, "explicit": False}
+MESSAGE = "Runtime team-llama will be auto-selected for model llama-3-2-3b-instruct"
+
+
+def predicted(body):
+    return rank_and_place(load_rank_request(body, {}))
+
+
+SEED = predicted(read_yaml_stream(SEED_YAML).request)
+
+
+def test_the_seed_examples_explain_table_is_the_text_answer():
+    assert explain_table(SEED.ranking) == (FIXTURES / "seed_example.txt").read_text("utf-8")
+
+
+def test_the_rank_answer_is_the_rank_body_and_nothing_else(client):
+    """The view renders the body as it is: what tests/api/test_endpoints.py pins of the answer
+    is this module's."""
+    answer = client.post("/v1/rank", data=SEED_YAML, headers={"Content-Type": "application/yaml"})
+    assert answer.status_code == 200
+    assert answer.get_json() == json.loads(json.dumps(ranking_body(SEED)))
+    assert (ranking_body(SEED)["selected"], ranking_body(SEED)["message"]) == (SELECTED, MESSAGE)
+
+
+def test_the_select_body_is_the_selection_and_its_placement():
+    assert select_body(SEED) == {
+        "selected": SELECTED,
+        "message": MESSAGE,
+        "warnings": [],
+        "placement": {
+            "entry": {"index": 0, "name": "safetensors", "score": 2, "definedIn": None},
+            "engine": None,
+            "decoder": None,
+            "event": None,
+        },
+    }
+
+
+def test_the_excluded_runtimes_reasons_by_name():
+    prediction = predicted(
+        rank_body(
+            model_doc(),
+            runtime_doc("onnx-rt", entry(format_name="onnx")),
+            runtime_doc("off", entry(), disabled=True),
+        )
+    )
+    reasons = excluded_reasons(prediction.ranking)
+    assert reasons["off"] == "runtime is disabled"
+    assert reasons["onnx-rt"].endswith("format name mismatch (model=safetensors, runtime=onnx)")
+    assert ranking_body(prediction)["selected"] is None
+    assert excluded_reasons(SEED.ranking) == {}

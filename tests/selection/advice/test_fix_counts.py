@@ -1,0 +1,90 @@
+"""The counts of an entry's fixes: what a way out reads to skip the entries that cannot have the
+fewest changes (advice/way_out.py). A floor above the fixes it bounds would hide the entry with
+the fewest; one that is not exact once the rest is added would choose another; a wrong score
+sign would skip the changes that make the runtime score."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from app.schemas.requests import load_rank_request
+from app.selection.advice.changes import Change, apply_to_entry
+from app.selection.advice.entry_fixes import Blocker, entry_fixes, score_fixes
+from app.selection.advice.fix_counts import FixCounts
+from app.selection.ranking import configured_provider, entry_score
+from tests.builders import entry, model_doc, rank_body, runtime_doc
+from tests.selection.advice.builders import requests
+
+
+def _entries(body: dict):
+    request = load_rank_request(body, {})
+    provider = configured_provider(request.model_cache_provider)
+    for runtime in request.runtimes:
+        for item in runtime.entries:
+            yield request.model, item, provider
+
+
+def _blocked_and_count(fixes) -> tuple[bool, int]:
+    return any(isinstance(fix, Blocker) for fix in fixes), len(fixes)
+
+
+def _assert_counts_hold(body: dict) -> None:
+    for model, item, provider in _entries(body):
+        counts = FixCounts(model, provider)
+        fixes = entry_fixes(model, item, provider)
+        exact = _blocked_and_count(fixes)
+        floor = counts.floor(item)
+        assert floor <= exact, item
+        rest = counts.rest(item)
+        assert (floor[0] or rest[0], floor[1] + rest[1]) == exact, item
+        if not exact[0]:
+            changed = apply_to_entry(item, [fix for fix in fixes if isinstance(fix, Change)])
+            scores = entry_score(model, changed, provider) > 0
+            assert counts.scores_once_matched(item) is scores, item
+            # Matching, the changed entry needs no score fix but its weight's.
+            assert score_fixes(model, changed, provider) == counts.matched_score_fixes(item), item
+        score_exact = _blocked_and_count(score_fixes(model, item, provider))
+        score_floor = counts.score_floor(item)
+        if score_exact[0]:
+            assert score_floor is None and counts.score_count(item) is None, item
+        else:
+            assert score_floor is not None and score_floor <= score_exact[1], item
+            assert counts.score_count(item) == score_exact[1], item
+
+
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
+@given(requests())
+def test_the_floor_never_passes_the_fixes_the_rest_makes_them_exact_and_the_score_agrees(body):
+    _assert_counts_hold(body)
+
+
+def test_the_counts_at_the_edges_of_versions_and_weights():
+    """An unreadable model version blocks every entry with a version; GreaterThan at the
+    largest version needs two changes; one side's version alone is one fix, or a blocker;
+    weights of 0 count as 10 and 5, negative ones pull the score down."""
+    top = "18446744073709551615"
+    variants = [
+        entry(),
+        entry(format_version=None),
+        entry(format_version=top, operator="GreaterThan"),
+        entry(format_version=None, operator="GreaterThan"),
+        entry(format_name="onnx", format_version="2.0.0", operator="GreaterThan"),
+        entry(framework=None, framework_version=None),
+        entry(framework_version="4.46.0", modelCacheProviders=["fleet"]),
+        entry(format_name=None, framework=None),
+        entry(weight=-9, framework_weight=-9),
+        entry(weight=0, framework_weight=-9),
+        entry(weight=-5, framework_weight=0, priority=3),
+        entry(format_name=None, framework_weight=-1),
+        entry(diffusionPipeline={"className": "FluxPipeline"}),
+    ]
+    for model in (
+        model_doc(),
+        model_doc(format_version=f"1.0.{top}"),
+        model_doc(format_version="bad.."),
+        model_doc(framework_version=None),
+        model_doc(framework=None, framework_version=None, distribution="Sharded"),
+    ):
+        runtimes = [runtime_doc(f"r{i}", item) for i, item in enumerate(variants)]
+        for provider in ({}, {"modelCacheProvider": "fleet"}):
+            _assert_counts_hold(rank_body(model, *runtimes, **provider))
