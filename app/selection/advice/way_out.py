@@ -165,18 +165,20 @@ K = TypeVar("K", bound=tuple[object, ...])
 
 
 def _least(
-    floors: list[tuple[K, int]], exact: Callable[[int], K], best: tuple[K, int] | None = None
+    floors: list[tuple[K, int]],
+    exact: Callable[[K, int], K],
+    best: tuple[K, int] | None = None,
 ) -> tuple[K, int] | None:
-    """The least ``(exact(i), i)``, given ``(floor, i)`` with ``floor <= exact(i)`` for every
-    entry ``i``, and the best known already, if any: the entries in the order of their floors,
-    until a floor is past the best found (all after it are past it too). Way outs are the
-    fewest changes; most entries of a ``No`` row are far from the fewest, and what tells how
-    far exactly (their versions, parsed) is then never worked out."""
+    """The least ``(exact(floor, i), i)``, given ``(floor, i)`` with ``floor <= exact(floor,
+    i)`` for every entry ``i``, and the best known already, if any: the entries in the order
+    of their floors, until a floor is past the best found (all after it are past it too). Way
+    outs are the fewest changes; most entries of a ``No`` row are far from the fewest, and
+    what tells how far exactly (their versions, parsed) is then never worked out."""
     floors.sort()
     for floor in checked(floors, every=64):
         if best is not None and floor > best:
             break
-        candidate = (exact(floor[1]), floor[1])
+        candidate = (exact(*floor), floor[1])
         if best is None or candidate < best:
             best = candidate
     return best
@@ -229,7 +231,7 @@ class _Eligibility:
             changes.append(Change(LABEL_AUTOSELECT, AUTO_SELECT, True, index))
         return changes
 
-    def _cost(self, index: int) -> tuple[int]:
+    def _cost(self, floor: tuple[int], index: int) -> tuple[int]:
         """How many changes ``_score_changes`` gives, counted without making them (an entry
         whose score fixes hold a blocker has no floor either, and is never asked)."""
         entry = self.entries[index]
@@ -282,17 +284,18 @@ def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, list[Fix
     """The entry with the fewest ``entry_fixes`` (the first of equals), and them. The entry
     of the lowest floor is worked out whole (it is the one most often chosen); the others
     only counted, while their floor could still beat the best."""
-    fix_floor = memo.fix_floor
+    fix_floor, fix_rest = memo.fix_floor, memo.fix_rest
     floors = sorted([(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))])
     index = floors[0][1]
     fixes = memo.fixes(entries[index], index)
-    best = ((any(isinstance(fix, Blocker) for fix in fixes), len(fixes)), index)
-    for floor in checked(floors[1:], every=64):
-        if floor > best:
-            break
-        (blocked, count), other = floor
-        rest_blocked, rest = memo.fix_rest(entries[other])
-        best = min(best, ((blocked or rest_blocked, count + rest), other))
+
+    def exact(floor: tuple[bool, int], other: int) -> tuple[bool, int]:
+        rest_blocked, rest = fix_rest(entries[other])
+        return floor[0] or rest_blocked, floor[1] + rest
+
+    seed = ((any(isinstance(fix, Blocker) for fix in fixes), len(fixes)), index)
+    best = _least(floors[1:], exact, seed)
+    assert best is not None  # seeded
     if best[1] == index:
         return index, fixes
     return best[1], memo.fixes(entries[best[1]], best[1])

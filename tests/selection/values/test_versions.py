@@ -137,6 +137,8 @@ def test_cached_and_uncached_paths_agree_and_long_strings_are_not_kept(length):
     from app.selection.values import versions
 
     text = "1.2.3-" + "a" * (length - 6)
+    for short in ("1.2.3", "1.2.3-a"):  # kept, as they should be: only the long ones are asked
+        versions.parse_version(short)
     caches = (versions._parse_version_cached, versions._versions_match_cached)
     sizes = [cache.cache_info().currsize for cache in caches]
     for model, entry_version, operator in (
