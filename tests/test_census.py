@@ -36,7 +36,6 @@ NOT_IMPORTED = {
     "app.cli.reports": COMMAND,
     "app.cli.serve": "execs gunicorn: run as `ome-ranker serve` by tests/cli/test_cli_install.py",
     "app.cli.tokens": COMMAND,
-    "app.http.access": PIPELINE,
     "app.http.body": PIPELINE,
     "app.http.cached": PIPELINE,
     "app.http.error_answers": PIPELINE,

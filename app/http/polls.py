@@ -18,7 +18,7 @@ cluster that does not exist, a store that fails, an answer this worker does not 
 computes it or reads the cache's backend, and keeps it for the next poll), an error answer, and
 one that would be compressed on its way out. What this path looked up on the way (the token's
 decision, the cluster's info) goes with the request, so the view does not look it up again.
-tests/api/test_polls.py holds the two paths to each other: every kind of poll gets the same
+tests/http/test_polls.py holds the two paths to each other: every kind of poll gets the same
 answer and the same log line from both.
 """
 

@@ -74,7 +74,7 @@ def _token_start(char: bytes, after: bytes, then: bytes = b"") -> tuple[bytes, r
 # characters at a time rather than an alternation per character (1.1 -> 0.6 ms over OME's
 # runtimes). Where a double-quoted one ends is certain (a backslash always takes the character
 # after it), so nothing is given back; a single-quoted one may end at the first quote of `''`.
-# tests/api/test_yaml_loader.py holds each to its loop.
+# tests/reading/test_yaml_loader.py holds each to its loop.
 _DOUBLE_QUOTED_REST = rb'[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
 _SINGLE_QUOTED_REST = rb"[^'\n]*(?:''[^'\n]*)*'"
 _INDICATOR = rb"\s\[\]{},:?'\"|>-"  # wider than where YAML lets a token begin, on purpose

@@ -12,6 +12,7 @@ from werkzeug.test import Client
 
 from app.cache import get_ranking_cache, keys
 from app.catalog import get_store
+from app.http.polls import PollAnswers
 from app.rendering.payloads import Answer
 from tests.http.builders import (
     ADMIN,
@@ -102,6 +103,12 @@ ANSWERED = {
     "304 star": (SELECT, {"If-None-Match": "*"}),
     "If-Match is no matter": (RANK, {"If-Match": '"7"'}),
 }
+
+
+def test_the_app_answers_polls_in_front_of_flask(polled):
+    """``create_app`` puts the poll path in front of Flask's WSGI callable, which it keeps."""
+    assert isinstance(polled.app.wsgi_app, PollAnswers)
+    assert polled.app.wsgi_app.flask_app is not None
 
 
 @pytest.mark.parametrize("case", ANSWERED)

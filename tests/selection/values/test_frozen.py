@@ -14,7 +14,8 @@ from app.selection.advice import RowAdvice, WayOut
 from app.selection.advice.changes import Change
 from app.selection.ranking import RuntimeRow
 from app.selection.ranking.checks import Support
-from app.selection.values import Entry, EntryRef, Runtime, SizeRange, quick_init
+from app.selection.values import Entry, EntryRef, Runtime, SizeRange
+from app.selection.values.frozen import quick_init
 from app.selection.values.versions import Version
 
 DECORATED = [
