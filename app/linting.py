@@ -10,8 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from app.errors import ApiError
+from app.reading.finding_places import Place, finding_places
 from app.reading.object_streams import ObjectStream, read_objects
-from app.rendering.lint_body import finding_body, lint_text
+from app.rendering.lint_body import NOWHERE, Where, finding_body, lint_text
 from app.rendering.payloads import Answer, error_answer, rendered
 from app.rendering.selections_body import ignored_body
 from app.schemas import crd
@@ -72,12 +73,24 @@ def _refusals(found: tuple[crd.Refusal, ...]) -> list[Refusal]:
     return [(refusal.code, refusal.field, refusal.message) for refusal in found]
 
 
+def _where(place: Place | None) -> Where:
+    if place is None:
+        return NOWHERE
+    if place.position is None:
+        return (place.document, None, None)
+    return (place.document, place.position.line, place.position.column)
+
+
 def answer(admission: Admission, stream: ObjectStream, output: str) -> Answer:
-    """The answer in ``output`` (``app.rendering.payloads``' JSON, text or YAML)."""
+    """The answer in ``output`` (``app.rendering.payloads``' JSON, text or YAML): each finding
+    with where it is in the body (its document, and the line and column of its field)."""
+    reported = (*admission.findings, *admission.suppressed)
+    places = finding_places(stream.body, stream.labels, reported)
     body = {
         "admitted": admission.admitted,
         "counts": admission.counts(),
-        "findings": [finding_body(finding) for finding in admission.findings],
+        "findings": [finding_body(f, _where(places.get(f))) for f in admission.findings],
+        "suppressed": [finding_body(f, _where(places.get(f))) for f in admission.suppressed],
         "ignored": ignored_body(stream.others),
         "warnings": stream.warnings,
     }

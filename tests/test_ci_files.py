@@ -18,6 +18,12 @@ ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 CI_PAGE = (ROOT / "docs" / "ci.md").read_text()
 
 
+def yaml_example(heading: str) -> dict:
+    """The first YAML example of docs/ci.md under ``heading`` (a line of its own)."""
+    section = CI_PAGE.split(f"\n{heading}\n", 1)[1]
+    return yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+
+
 def test_the_pre_commit_hook():
     (hook,) = HOOKS
     assert hook["id"] == "ome-ranker-lint"
@@ -28,7 +34,7 @@ def test_the_pre_commit_hook():
     for key in ("name", "description", "files"):
         assert isinstance(hook[key], str) and hook[key]
     # The page's example sets the args, as the hook's comment says to.
-    example = yaml.safe_load(CI_PAGE.split("```yaml\n", 1)[1].split("```", 1)[0])
+    example = yaml_example("### pre-commit")
     (used,) = example["repos"][0]["hooks"]
     assert used["id"] == hook["id"] and used["args"][:2] == ["-R", "-f"]
 
@@ -50,7 +56,7 @@ def test_the_action_declares_its_inputs_and_steps():
 
 
 def test_the_documented_workflow_uploads_the_sarif_it_writes():
-    workflow = yaml.safe_load(CI_PAGE.split("```yaml\n", 2)[2].split("```", 1)[0])
+    workflow = yaml_example("### The GitHub Action")
     steps = workflow["jobs"]["lint"]["steps"]
     lint = next(step for step in steps if "ome-ranker" in step.get("uses", ""))
     upload = next(step for step in steps if "upload-sarif" in step.get("uses", ""))

@@ -46,7 +46,8 @@ def _lint(view: CatalogView, stream: ObjectStream) -> Admission:
 
 
 def _answer(admission: Admission, stream: ObjectStream, info: ClusterInfo | None = None):
-    check_answer(len(admission.findings), message_bytes(admission))
+    reported = (*admission.findings, *admission.suppressed)
+    check_answer(len(reported), message_bytes(admission))
     return respond(linting.answer(admission, stream, wanted_output()), info=info, vary=True)
 
 

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "select": ("app.cli.commands", "The runtime OME selects for one model."),
     "selections": ("app.cli.reports", "The runtime of every InferenceService."),
     "serve": ("app.cli.serve", "Run the HTTP service."),
+    "test": ("app.cli.expectation_run", "Check many expected outcomes in one run."),
     "token": ("app.cli.tokens", "Tokens of the service's token file (OME_RANKER_TOKENS_FILE)."),
 }
 
@@ -72,7 +73,8 @@ class Commands(click.Group):
 def cli() -> None:
     """Which serving runtime will the OME operator pick for this model, and why?
 
-    Exit codes: 0 selected / admitted / unchanged, 1 not (no runtime, refused, changed),
+    Exit codes: 0 selected / admitted / unchanged / as expected, 1 not (no runtime, refused,
+    changed, a test case missed),
     2 bad input or usage, 3 service unreachable or unusable, 4 the runtime is right but
     --expect-class pins an accelerator class OME does not give for certain.
     """

@@ -77,8 +77,16 @@ class Sent:
         return [m for m in self.manifests if m.kind in kinds and unread_refusal(m.body) is None]
 
     def origin_of(self, kind: str | None, namespace: str | None, name: str | None) -> str | None:
-        """Where the object the answer names starts: the last one of that identity (the one
-        the service reads); an object sent without a namespace matches any."""
+        """Where the object the answer names starts."""
+        found = self.manifest_of(kind, namespace, name)
+        return None if found is None else found.origin
+
+    def manifest_of(
+        self, kind: str | None, namespace: str | None, name: str | None
+    ) -> Manifest | None:
+        """The object the answer names: the last one of that identity (the one the service
+        reads); an object sent without a namespace matches any. Found by kind and name, not by
+        a pass over every object."""
         if self._named is None:
             self._named = {}
             for manifest in self.manifests:
@@ -86,7 +94,7 @@ class Sent:
         found = None
         for manifest in self._named.get((kind, name), ()):
             if namespace is None or manifest.namespace in (namespace, None):
-                found = manifest.origin
+                found = manifest
         return found
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from . import output
+from .check_options import CI_FORMATS, echo_report, report_output_option
 from .client import Api, Call, Sent, echo_answer, endpoint_path, refusal
 from .options import (
     cluster_option,
@@ -22,7 +23,7 @@ from .options import (
     query,
     query_options,
 )
-from .output import NOT_SELECTED, Failure
+from .output import NOT_SELECTED, OTHER_CLASS, Failure
 from .picking import choose
 from .placement_report import check_pins, expect_class_option, placement_lines
 from .sources import Manifest
@@ -70,6 +71,15 @@ question_command = combine(
     query_options,
     cluster_option,
     output_option,
+    connection_options,
+)
+# select's answer is one check a CI job makes (--expect, --expect-class): its formats too.
+select_command = combine(
+    input_options,
+    *question_options,
+    query_options,
+    cluster_option,
+    report_output_option(),
     connection_options,
 )
 
@@ -181,16 +191,20 @@ def _summary(answer: dict) -> None:
 
 
 @click.command()
-@question_command
+@select_command
 def select(**options: Any) -> None:
     """The runtime OME selects for one model.
 
     Only the runtime OME would use, or OME's refusal (POST /v1/select), then the
-    AcceleratorClass each component of the InferenceService gets, and why.
+    AcceleratorClass each component of the InferenceService gets, and why. With -o sarif,
+    junit or github: --expect and --expect-class as one check a CI system reads.
     """
     with open_api(*connection(options)) as api:
         call = build_call("select", api, options)
         reply = api.ask(call)
+        if options["output"] in CI_FORMATS:
+            _select_check(reply, call, options)
+            return
         if reply.status != 200:
             raise not_selected(reply, call.sent, options["output"])
     answer = reply.json()
@@ -216,6 +230,52 @@ def select(**options: Any) -> None:
     else:
         echo_answer(reply, options["output"])
     _selected_or_exit(answer, options)
+
+
+def _select_check(reply: Reply, call: Call, options: dict[str, Any]) -> None:
+    """The selection as a check: printed in a CI format, then the exit code of the table's."""
+    from app.rendering.check_results import CheckReport
+
+    from .project_config import load_config
+    from .selection_checks import NO_RUNTIME, OTHER_RUNTIME, refused_selection, selection_results
+
+    subject = question_subject(call.sent, options)
+    if reply.status != 200:
+        error = reply.error()
+        if error.get("code") not in NOT_SELECTED_CODES:
+            raise refusal(reply, call.sent)
+        results = [refused_selection(error, subject)]
+    else:
+        results = selection_results(
+            reply.json(), options["expect"], options["expect_class"], subject
+        )
+    echo_report(CheckReport("select", results, [subject]), options["output"], load_config(None))
+    if results:
+        runtime = any(result.code in (NO_RUNTIME, OTHER_RUNTIME) for result in results)
+        lines = [result.message for result in results]
+        raise Failure.of_lines(lines, NOT_SELECTED if runtime else OTHER_CLASS)
+
+
+def question_subject(sent: Sent, options: dict[str, Any]) -> Any:
+    """What the question is about, for a report: the InferenceService sent, else the model,
+    else (a stored catalog's, by name) what the options name."""
+    from app.rendering.check_results import SourcePlace, Subject
+    from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS
+
+    from .lint_report import subject_of
+
+    chosen = [m for m in sent.manifests if m.kind == ISVC_KIND] or [
+        m for m in sent.manifests if m.kind in MODEL_KINDS
+    ]
+    if chosen:
+        manifest = chosen[-1]
+        file, _, line = manifest.origin.rpartition(":")
+        subject = subject_of(manifest.kind, manifest.namespace, manifest.name)
+        place = SourcePlace(manifest.file or file, int(line) if line.isdigit() else None)
+        return Subject(subject.group, subject.name, place)
+    if options.get("inference_service"):
+        return Subject(ISVC_KIND, options["inference_service"])
+    return subject_of("model", options.get("namespace"), options.get("model"))
 
 
 def _notes(answer: dict) -> None:

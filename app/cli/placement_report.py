@@ -94,8 +94,16 @@ def _outcome(got: dict[str, Any]) -> str:
 def check_pins(answer: dict, pinned: dict[str, str]) -> None:
     """Exit 4 unless each pinned component gets its class for certain: a class that is unknown,
     or a name that cannot be verified, never passes."""
+    problems = [problem for _, problem in pin_problems(answer, pinned)]
+    if problems:
+        raise Failure.of_lines(problems, OTHER_CLASS)
+
+
+def pin_problems(answer: dict, pinned: dict[str, str]) -> list[tuple[str, str]]:
+    """(component, what OME does instead) for each pinned component that does not get its
+    class for certain; exit 3 for an answer without ``placement`` (an older service)."""
     if not pinned:
-        return
+        return []
     if "placement" not in answer:
         raise Failure(
             "the service's answer has no placement (a version before rules §20); "
@@ -103,13 +111,11 @@ def check_pins(answer: dict, pinned: dict[str, str]) -> None:
             UNAVAILABLE,
         )
     placement = answer["placement"] or {}
-    problems = [
-        problem
+    return [
+        (component, problem)
         for component, expected in pinned.items()
         if (problem := _pin_problem(component, placement.get(component), expected)) is not None
     ]
-    if problems:
-        raise Failure.of_lines(problems, OTHER_CLASS)
 
 
 def _pin_problem(component: str, got: dict[str, Any] | None, expected: str) -> str | None:

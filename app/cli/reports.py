@@ -7,11 +7,23 @@ from typing import Any
 
 import click
 
+from app.rendering.check_results import CheckReport, CheckResult, SourcePlace, Subject
 from app.rendering.encode import counted
 from app.rendering.lint_body import counts_line
 
 from . import output
+from .check_options import (
+    CI_FORMATS,
+    config_option,
+    echo_report,
+    fail_on_option,
+    project_config,
+    report_output_option,
+    severity_option,
+    thresholds,
+)
 from .client import Call, Sent, encode, endpoint_path, stored_forms
+from .lint_report import NO_KIND
 from .options import (
     cluster_option,
     connection,
@@ -24,31 +36,35 @@ from .options import (
     query,
     query_options,
 )
-from .output import NOT_SELECTED, Failure
-
-SEVERITIES = ("info", "warning", "error")
+from .output import BAD_INPUT, NOT_SELECTED, Failure
 
 
 @click.command()
 @input_options
 @query_options
 @cluster_option
+@severity_option
+@fail_on_option
+@config_option
 @click.option(
-    "--severity",
-    type=click.Choice(SEVERITIES),
-    default="warning",
-    show_default=True,
-    help="Print findings of this severity and above.",
+    "--allow-empty",
+    is_flag=True,
+    default=None,
+    help="Reading no object to check is not an error (exit 2 without it).",
 )
-@output_option
+@report_output_option()
 @connection_options
 def lint(**options: Any) -> None:
     """What kubectl apply would answer.
 
     OME's and the API server's refusals, kubectl's warnings, and what OME accepts but rarely
-    means (POST /v1/lint, or a catalog's with the manifests laid over it). Exit 1 if an object
-    would be refused.
+    means (POST /v1/lint, or a catalog's with the manifests laid over it), each at its field's
+    line. Exit 1 if a finding at or above --fail-on (error) is not suppressed.
     """
+    from .lint_report import lint_check_report, lint_subjects, linted_findings, placed_answer
+
+    config = project_config(options)
+    fail_on, shown = thresholds(options, config)
     if not options["filenames"]:
         raise Failure("give the manifests with -f FILE|DIR|-")
     sent = Sent(load(options["filenames"], options["recursive"]))
@@ -60,33 +76,75 @@ def lint(**options: Any) -> None:
             need_server(api, "--cluster")
         path = endpoint_path("lint", options["cluster"])
         call = Call("POST", path, params, sent, sent.applied_body())
-        reply, answer = api.answer(call)
-        if options["output"] == "table":
-            output.echo_lines(finding_lines(answer, sent, options["severity"]))
-            for warning in answer.get("warnings") or []:
-                output.warn(warning)
+        _, answer = api.answer(call)
+    subjects = lint_subjects(sent, answer.get("ignored") or [])
+    allow_empty = options["allow_empty"] or config.allow_empty
+    if not subjects and not allow_empty:
+        raise Failure(_nothing_to_check(options["filenames"], len(sent.manifests)), BAD_INPUT)
+    linted = linted_findings(answer, sent, config)
+    report = lint_check_report(linted, subjects, fail_on, shown)
+    output_format = options["output"]
+    if output_format == "table":
+        output.echo_lines(finding_lines(report))
+    elif output_format in ("json", "yaml"):
+        placed = placed_answer(answer, linted, report)
+        if output_format == "json":
+            output.echo_bytes(encode(placed))
         else:
-            api.show(call, reply, options["output"])
-    if not answer["admitted"]:
+            output.echo_yaml(placed)
+    else:
+        echo_report(report, output_format, config)
+    for warning in answer.get("warnings") or []:
+        output.warn(warning)
+    _lint_exit(report, answer)
+
+
+def _nothing_to_check(paths: tuple[str, ...], read: int) -> str:
+    where = ", ".join(paths)
+    if not read:
+        return f"no object read from {where}; --allow-empty accepts that"
+    return (
+        f"no object to check in {where}: {counted(read, 'object')} read, none of a kind lint "
+        "checks; --allow-empty accepts that"
+    )
+
+
+def _lint_exit(report: CheckReport, answer: dict[str, Any]) -> None:
+    failing = report.failing()
+    suppressed_errors = sum(
+        result.suppression is not None and result.severity == "error" for result in report.results
+    )
+    if not answer["admitted"] and not any(r.severity == "error" for r in failing):
+        output.warn(
+            f"the manifests would not be admitted: {counted(suppressed_errors, 'error')} suppressed"
+        )
+    if not failing:
+        return
+    if report.fail_on == "error":
         raise Failure("the manifests would not be admitted", NOT_SELECTED)
+    raise Failure(
+        f"{counted(len(failing), 'finding')} at or above {report.fail_on} (--fail-on)",
+        NOT_SELECTED,
+    )
 
 
-def finding_lines(answer: dict[str, Any], sent: Sent, severity: str) -> list[str]:
-    """``file:line: severity: Kind name: [field: ]message`` for each finding at or above
-    ``severity`` (the field when the message does not name it), then the counts of all."""
-    lowest = SEVERITIES.index(severity)
+def finding_lines(report: CheckReport) -> list[str]:
+    """``file:line: severity: Kind name: [field: ]message`` for each finding shown and not
+    suppressed (the field when the message does not name it), at its field's line; then the
+    counts of all, and how many were suppressed."""
     lines = []
-    for finding in answer["findings"]:
-        if SEVERITIES.index(finding["severity"]) < lowest:
+    for result in report.visible():
+        if result.suppression is not None:
             continue
-        kind, namespace, name = finding["kind"], finding["namespace"], finding["name"]
-        origin = sent.origin_of(kind, namespace, name)
-        subject = f"{kind} {namespace + '/' if namespace else ''}{name}: " if kind else ""
-        field, message = finding.get("field"), finding["message"]
+        place = result.place
+        origin = f"{place.file}:{place.line}: " if place.file and place.line else ""
+        # an object without a kind is named by its message (`[apiVersion not set, …]`) alone
+        subject = "" if result.subject.group == NO_KIND else f"{result.subject.title}: "
+        field, message = result.field, result.message
         if field and field not in message:
             message = f"{field}: {message}"
-        lines.append(f"{origin + ': ' if origin else ''}{finding['severity']}: {subject}{message}")
-    lines.append(counts_line(answer["counts"]))
+        lines.append(f"{origin}{result.severity}: {subject}{message}")
+    lines.append(counts_line(report.counts(), report.suppressed()))
     return lines
 
 
@@ -118,7 +176,7 @@ def finding_lines(answer: dict[str, Any], sent: Sent, severity: str) -> list[str
     help="With --cluster: an object the change deletes (KIND/NAME at cluster scope); repeatable.",
 )
 @click.option("--fail-on-change", is_flag=True, help="Exit 1 when any outcome changes.")
-@output_option
+@report_output_option()
 @connection_options
 def impact(**options: Any) -> None:
     """InferenceServices a change would move.
@@ -159,7 +217,10 @@ def impact(**options: Any) -> None:
             params = [("delete", deletion) for deletion in options["deletions"]]
             call = Call("POST", endpoint_path("impact", cluster), params, sent, sent.body())
         reply, answer = api.answer(call)
-        if options["output"] != "table" or answer["count"]:
+        if options["output"] in CI_FORMATS:
+            report = impact_report(answer, sent, options["fail_on_change"])
+            echo_report(report, options["output"], project_config(options))
+        elif options["output"] != "table" or answer["count"]:
             api.show(call, reply, options["output"])
     read = f" (read {', '.join(sides)})" if sides else ""
     output.note(
@@ -167,6 +228,34 @@ def impact(**options: Any) -> None:
     )
     if options["fail_on_change"] and answer["count"] > 0:
         raise Failure("InferenceServices would change (--fail-on-change)", NOT_SELECTED)
+
+
+def impact_report(answer: dict[str, Any], sent: Sent, fail_on_change: bool) -> CheckReport:
+    """Each change as a result at its InferenceService's manifest (the proposed side's), an
+    error with ``--fail-on-change``, else a warning: ``RuntimeChanged`` when the runtime is
+    another (or none), ``AnswerChanged`` when only what OME answers of it is."""
+    from .lint_report import subject_of
+
+    proposed = Sent(sent.lists.get("proposed", sent.manifests))
+    severity = "error" if fail_on_change else "warning"
+    results, subjects = [], []
+    for change in answer["changes"]:
+        manifest = proposed.manifest_of("InferenceService", change["namespace"], change["name"])
+        subject = subject_of("InferenceService", change["namespace"], change["name"])
+        if manifest is not None:
+            file, _, line = manifest.origin.rpartition(":")
+            place = SourcePlace(manifest.file or file, int(line) if line.isdigit() else None)
+            subject = Subject(subject.group, subject.name, place)
+        before, after = (_runtime_name(change[side]) for side in ("before", "after"))
+        code = "RuntimeChanged" if before != after else "AnswerChanged"
+        message = f"{before} -> {after}: {change['after']['message']}"
+        results.append(CheckResult(code, severity, message, subject, place=subject.place))
+        subjects.append(subject)
+    return CheckReport("impact", results, subjects, fail_on="error")
+
+
+def _runtime_name(outcome: dict[str, Any]) -> str:
+    return outcome["runtime"]["name"] if outcome["runtime"] else "-"
 
 
 @click.command()

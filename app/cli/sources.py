@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 import click
@@ -26,6 +26,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from app.errors import MalformedRequest
 from app.reading.decoding import decode_json_body
+from app.reading.positions import yaml_documents
 from app.reading.yaml_loader import load_documents
 from app.rendering.encode import counted
 
@@ -57,9 +58,25 @@ class _NotAnObject(Exception):
 
 
 @dataclass(frozen=True)
+class ManifestText:
+    """The bytes a manifest was read from, to find one of its fields' lines in later."""
+
+    raw: bytes
+    is_yaml: bool
+
+
+@dataclass(frozen=True)
 class Manifest:
     body: dict
     origin: str  # "file:line"
+    # Where the object is in its file, for its fields' places (app/reading/positions.py): the
+    # file's text, the document (from 0), the path to the object in it (a List's item), the
+    # name to show (the file, or a `# Source:` comment's) and the lines before that comment.
+    text: ManifestText | None = field(default=None, compare=False, repr=False)
+    document: int = 0
+    inside: str = ""
+    file: str | None = None
+    line_base: int = 0
 
     @property
     def kind(self) -> str | None:
@@ -100,7 +117,7 @@ def read_manifests(paths: tuple[str, ...], recursive: bool, stdin: BinaryIO) -> 
     for path in paths:
         if path == STDIN:
             if not stdin_read:  # stdin can be read once; naming it twice reads it once
-                manifests.extend(parse(stdin.read(), STDIN_NAME))
+                manifests.extend(parse(stdin.read(), STDIN_NAME, helm_sources=True))
                 stdin_read = True
             continue
         for file in files_of(path, recursive):
@@ -162,21 +179,55 @@ def _report_unread(paths: list[str]) -> None:
             warn(f"not read without -R: {directory} ({counted(count, 'file')})")
 
 
-def parse(raw: bytes, name: str) -> list[Manifest]:
+def parse(raw: bytes, name: str, *, helm_sources: bool = False) -> list[Manifest]:
     """The objects of one file: Lists flattened, null documents skipped; a JSON file holds one
-    object, a List, or an array of them."""
+    object, a List, or an array of them. ``helm_sources``: a YAML document that starts with a
+    ``# Source: <path>`` comment, as ``helm template`` writes, is shown as that file, its lines
+    counted from the comment's (stdin)."""
     is_json, values, nodes = _documents(raw, name)
+    text = ManifestText(raw, not is_json)
+    sources = _helm_sources(raw) if helm_sources and not is_json else {}
     manifests: list[Manifest] = []
     for position, value in enumerate(values):
         if value is None:
             continue
         node = nodes[position] if position < len(nodes) else None
+        shown, base = sources.get(position, (name, 0))
         try:
-            found = _array_items(value, node) if is_json else _objects(value, node, _line(node))
-            manifests.extend(Manifest(body, f"{name}:{line}") for body, line in found)
+            if is_json:
+                found = _array_items(value, node)
+            else:
+                found = (
+                    (body, line, position, inside)
+                    for body, line, inside in _objects(value, node, _line(node))
+                )
+            manifests.extend(
+                Manifest(body, f"{shown}:{line - base}", text, document, inside, shown, base)
+                for body, line, document, inside in found
+            )
         except _NotAnObject as error:
-            raise SourceError(f"{name}:{error.line}: {error.problem}") from None
+            raise SourceError(f"{shown}:{error.line - base}: {error.problem}") from None
     return manifests
+
+
+_HELM_SOURCE = re.compile(rb"^# Source: (\S[^\r\n]*?)[ \t]*\r?$", re.MULTILINE)
+
+
+def _helm_sources(raw: bytes) -> dict[int, tuple[str, int]]:
+    """For each YAML document (from 0) whose first comment names its template (``# Source:
+    chart/templates/x.yaml``, before any content), that name and the stream's line of it."""
+    found = {}
+    for document, (start, end) in enumerate(yaml_documents(raw)):
+        comment = _HELM_SOURCE.search(raw, start, end)
+        if comment is None or _CONTENT_BEFORE.search(raw[start : comment.start()]):
+            continue
+        name = comment.group(1).decode("utf-8", "replace")
+        found[document] = (name, raw.count(b"\n", 0, comment.start()) + 1)
+    return found
+
+
+# Content before a comment: a line that is not blank, a comment or the document marker.
+_CONTENT_BEFORE = re.compile(rb"(?m)^(?!---(?:[ \t\r]|$))[ \t]*[^ \t\r\n#]")
 
 
 def _documents(raw: bytes, name: str) -> tuple[bool, list, list[Node | None]]:
@@ -243,22 +294,27 @@ def _line(node: Node | None, default: int = 1) -> int:
     return default if node is None else node.start_mark.line + 1
 
 
-def _array_items(value: Any, node: Node | None) -> Iterator[tuple[dict, int]]:
-    """A JSON document: an array of objects, or one."""
+def _array_items(value: Any, node: Node | None) -> Iterator[tuple[dict, int, int, str]]:
+    """A JSON document: an array of objects (each a document of its own, as the API numbers
+    them), or one. Each object with its line, document and path inside it."""
     if not isinstance(value, list):
-        yield from _objects(value, node, _line(node))
+        for body, line, inside in _objects(value, node, _line(node)):
+            yield body, line, 0, inside
         return
     for index, item in enumerate(value):
         item_node = _item_node(node, index)
-        yield from _objects(item, item_node, _line(item_node, _line(node)))
+        for body, line, inside in _objects(item, item_node, _line(item_node, _line(node))):
+            yield body, line, index, inside
 
 
-def _objects(value: Any, node: Node | None, line: int) -> Iterator[tuple[dict, int]]:
+def _objects(
+    value: Any, node: Node | None, line: int, inside: str = ""
+) -> Iterator[tuple[dict, int, str]]:
     if not isinstance(value, dict):
         shape = "a sequence" if isinstance(value, list) else "a scalar"
         raise _NotAnObject(line, f"the document is {shape}, not a Kubernetes object")
     if value.get("kind") != LIST_KIND:  # without a kind too: the service says what kubectl would
-        yield value, line
+        yield value, line, inside
         return
     if value.get("apiVersion", "v1") != "v1":
         raise _NotAnObject(line, "a List must have apiVersion v1")
@@ -270,7 +326,7 @@ def _objects(value: Any, node: Node | None, line: int) -> Iterator[tuple[dict, i
     items_node = _value_node(node, "items")
     for index, item in enumerate(items):
         item_node = _item_node(items_node, index)
-        yield from _objects(item, item_node, _line(item_node, line))
+        yield from _objects(item, item_node, _line(item_node, line), f"{inside}items[{index}].")
 
 
 def _value_node(node: Node | None, key: str) -> Node | None:

@@ -11,6 +11,7 @@ one), with the count for the warning.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +86,20 @@ def flatten(document: object, label: str, out: list[tuple[str, dict]]) -> None:
     for index, item in enumerate(items):  # recursion bounded by the decoders' depth limit
         if item is not None:
             flatten(item, f"{label} items[{index}]", out)
+
+
+_LABEL = re.compile(r"document (\d+)((?: items\[\d+\])*)")
+
+
+def label_place(label: str) -> tuple[int, str] | None:
+    """Where a ``collect``-ed object of a stream numbered from 1 sits: its document, from 0,
+    and the path to it inside that document (``items[2].`` in a List; "" for the document);
+    None for another label."""
+    found = _LABEL.fullmatch(label)
+    if found is None:
+        return None
+    items = "".join(f"{item}." for item in found.group(2).split())
+    return int(found.group(1)) - 1, items
 
 
 def _metadata_text(obj: dict, key: str) -> str | None:

@@ -37,6 +37,14 @@ from .kinds import Unmapped, unmapped
 Document = Runtime | Model | InferenceService | AcceleratorClass
 
 
+@dataclass(frozen=True)
+class Body:
+    """A request body as it came: its bytes, and whether it is YAML (else JSON)."""
+
+    raw: bytes
+    is_yaml: bool
+
+
 @dataclass
 class ObjectStream:
     objects: list[StoredObject] = field(default_factory=list)  # valid, last of each, in order
@@ -56,6 +64,10 @@ class ObjectStream:
     # apiVersion not set right, a name no fix keeps), read as they would be once it is; judged
     # after their error, and no other object against them (rules §18).
     apart: list[Document] = field(default_factory=list)
+    # Read strictly: where each object's manifest (the last of each) is in the body, by label
+    # (``document 3 items[0]``), and the body itself, to say where a finding's field is.
+    labels: dict[ObjectKey, str] = field(default_factory=dict)
+    body: Body | None = None
 
     def documents(self) -> list[Document]:
         """The valid objects' documents, in order."""
@@ -66,10 +78,11 @@ class ObjectStream:
             raise errors.InvalidDocument(self.problems)
 
 
-def decoded_documents(raw: bytes, mimetype: str) -> list:
-    """A body's documents: a YAML stream, or JSON (one object, a List, an array)."""
+def decoded_documents(raw: bytes, mimetype: str) -> tuple[bool, list]:
+    """Whether a body is YAML, and its documents: a YAML stream, or JSON (one object, a List,
+    an array)."""
     is_yaml, data = manifests.decode_body(raw, mimetype)
-    return data if is_yaml or isinstance(data, list) else [data]
+    return is_yaml, data if is_yaml or isinstance(data, list) else [data]
 
 
 def read_objects(
@@ -78,7 +91,11 @@ def read_objects(
     """The body's objects; 400 when it does not decode, 422 (``LimitExceeded``) over ``limit``.
     Invalid objects are collected, not raised: see ``ObjectStream.refuse_invalid``. ``strict``:
     also as the API server decodes and validates them (lint)."""
-    return objects_in(decoded_documents(raw, mimetype), limit=limit, strict=strict)
+    is_yaml, documents = decoded_documents(raw, mimetype)
+    stream = objects_in(documents, limit=limit, strict=strict)
+    if strict:
+        stream.body = Body(raw, is_yaml)
+    return stream
 
 
 def objects_in(
@@ -127,9 +144,10 @@ def objects_of(
             requested=len(read),
         )
     stream = ObjectStream(others=others)
-    stream.invalid.extend(
-        _unmapped(manifest, found) for _, manifest, found in unmapped_objects or ()
-    )
+    for label, manifest, not_mapped in unmapped_objects or ():
+        refusal = _unmapped(manifest, not_mapped)
+        stream.invalid.append(refusal)
+        stream.labels[(refusal.kind or "", refusal.namespace or "", refusal.name)] = label
     kept: dict[tuple, StoredObject] = {}
     apart: dict[ObjectKey, Document] = {}
     counts: dict[tuple, int] = {}
@@ -142,6 +160,7 @@ def objects_of(
             found = unmapped(manifest)  # its kind is read: only its apiVersion is wrong
             key = manifest_key(manifest)
             stream.manifests[key] = manifest
+            stream.labels[key] = label
             refusals = next(judged)
             if found is not None:  # kubectl's, before the API server's
                 refusals = (crd.Refusal(found.code, found.field, found.message), *refusals)

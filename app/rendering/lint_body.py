@@ -8,8 +8,13 @@ from app.selection.admission import ERROR, INFO, WARNING, Admission, Finding
 
 from .encode import counted, printable
 
+# (document, line, column) of a finding in the body it came in: each None where not known.
+Where = tuple["int | None", "int | None", "int | None"]
+NOWHERE: Where = (None, None, None)
 
-def finding_body(finding: Finding) -> dict[str, Any]:
+
+def finding_body(finding: Finding, where: Where = NOWHERE) -> dict[str, Any]:
+    document, line, column = where
     return {
         "severity": finding.severity,
         "kind": finding.kind,
@@ -18,6 +23,9 @@ def finding_body(finding: Finding) -> dict[str, Any]:
         "field": finding.field,
         "code": finding.code,
         "message": finding.message,
+        "document": document,
+        "line": line,
+        "column": column,
     }
 
 
@@ -26,12 +34,13 @@ def _where(finding: Finding) -> str:
     return f"{finding.kind} {name}"
 
 
-def counts_line(counts: dict[str, int]) -> str:
-    """``1 error, 0 warnings, 2 infos``: the last line of a lint answer's text."""
-
-    return ", ".join(
+def counts_line(counts: dict[str, int], suppressed: int = 0) -> str:
+    """``1 error, 0 warnings, 2 infos``: the last line of a lint answer's text, then
+    `` (3 suppressed)`` when findings were."""
+    line = ", ".join(
         counted(counts.get(severity, 0), severity) for severity in (ERROR, WARNING, INFO)
     )
+    return f"{line} ({suppressed} suppressed)" if suppressed else line
 
 
 def lint_text(admission: Admission) -> str:
@@ -53,9 +62,9 @@ def lint_text(admission: Admission) -> str:
         else:
             field = f" {finding.field}:" if finding.field else ""
             lines.append(f"info: {_where(finding)}:{field} {finding.message}")
-    lines.append(counts_line(admission.counts()))
+    lines.append(counts_line(admission.counts(), len(admission.suppressed)))
     return "".join(printable(line) + "\n" for line in lines)
 
 
 def message_bytes(admission: Admission) -> int:
-    return sum(len(finding.message) for finding in admission.findings)
+    return sum(len(finding.message) for finding in (*admission.findings, *admission.suppressed))

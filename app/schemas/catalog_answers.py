@@ -220,12 +220,37 @@ class FindingSchema(Schema):
     message = fields.String(
         required=True, metadata=_doc("What OME or kubectl says, word for word.")
     )
+    document = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata=_doc(
+            "The document of the body that holds the object, from 0: a YAML stream's documents "
+            "(empty ones counted), a JSON array's items (a single JSON object is 0); null for "
+            "an object the body does not hold (a stored one)."
+        ),
+    )
+    line = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata=_doc(
+            "The line (from 1) in the body of the field (the key; for `Unsupported` and "
+            "`Invalid`, its value), or of the deepest part of its path the object holds; for a "
+            "finding about the whole object, its `kind`. Null when not known."
+        ),
+    )
+    column = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata=_doc("The column (from 1, in characters) on that line; null when not known."),
+    )
 
 
 class LintSchema(Schema):
     """What ``kubectl apply`` of the objects would answer."""
 
-    admitted = fields.Boolean(required=True, metadata=_doc("No finding is an `error`."))
+    admitted = fields.Boolean(
+        required=True, metadata=_doc("No finding is an `error`, suppressed or not.")
+    )
     counts = fields.Dict(
         keys=fields.String(validate=validate.OneOf((ERROR, WARNING, INFO))),
         values=fields.Integer(),
@@ -235,6 +260,15 @@ class LintSchema(Schema):
         fields.Nested(FindingSchema),
         required=True,
         metadata=_doc("Errors, then warnings, then infos; then by kind, namespace, name."),
+    )
+    suppressed = fields.List(
+        fields.Nested(FindingSchema),
+        required=True,
+        metadata=_doc(
+            "The findings an object's annotation `ome-ranker.io/ignore` names the code of, in "
+            "the same order: not in `findings` or `counts`; an error among them still makes "
+            "`admitted` false."
+        ),
     )
     ignored = _ignored()
     warnings = _warnings()

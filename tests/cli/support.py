@@ -22,6 +22,7 @@ CLEAN_ENVIRONMENT = {
     "OME_RANKER_SERVER": None,
     "OME_RANKER_TOKEN": None,
     "OME_RANKER_CA_FILE": None,
+    "OME_RANKER_DOCS_URL": None,
 }
 
 
@@ -76,3 +77,9 @@ def line_of(path: Path, text: str) -> int:
         if text in line:
             return number
     raise AssertionError(f"{text!r} not in {path}")
+
+
+def place_of(path: Path, text: str) -> tuple[int, int]:
+    """The line and column (from 1) where ``text`` first appears in ``path``."""
+    line = line_of(path, text)
+    return line, path.read_text().splitlines()[line - 1].index(text) + 1

@@ -31,10 +31,15 @@ def test_lint_reports_them_and_goes_on_past_them(tmp_path):
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0] == f"{root / 'b-bare.yaml'}:1: error: [apiVersion not set, kind not set]"
-    # the files after them are linted all the same (errors in the order of their kinds)
-    assert lines[1].startswith(f"{root / 'd-zero.yaml'}:1: error: ClusterServingRuntime zero: ")
+    # the files after them are linted all the same (errors in the order of their kinds), each
+    # at its field's line: the refused value, the kind no resource maps
+    zero = line_of(root / "d-zero.yaml", "priority: 0")
+    assert lines[1].startswith(
+        f"{root / 'd-zero.yaml'}:{zero}: error: ClusterServingRuntime zero: "
+    )
+    typo = line_of(root / "c-typo.yaml", "kind: ServingRuntme")
     assert lines[2:] == [
-        f"{root / 'c-typo.yaml'}:1: error: ServingRuntme typo: {TYPO}",
+        f"{root / 'c-typo.yaml'}:{typo}: error: ServingRuntme typo: {TYPO}",
         "3 errors, 0 warnings, 1 info",
     ]
     assert result.stderr == "error: the manifests would not be admitted\n"

@@ -343,7 +343,9 @@ def test_catalog_lint_impact_and_unknown_names(service, tmp_path):
     zero = write_yaml(tmp_path / "zero.yaml", runtime_doc("zero", entry(priority=0)))
     linted = invoke("lint", "--cluster", "prod", "-f", str(zero), *server)
     assert linted.exit_code == 1
-    assert linted.stdout.startswith(f"{zero}:1: error: ClusterServingRuntime zero: ")
+    # at the refused value's line: the service answers the document, the command its line
+    line = line_of(zero, "priority: 0")
+    assert linted.stdout.startswith(f"{zero}:{line}: error: ClusterServingRuntime zero: ")
 
     unknown = invoke("select", "--cluster", "nope", "--model", SEED_MODEL, *server)
     assert (unknown.exit_code, unknown.stderr) == (2, "error: cluster nope not found\n")

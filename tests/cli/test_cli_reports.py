@@ -31,9 +31,11 @@ def test_lint_prints_findings_at_their_lines_and_a_summary(tmp_path):
     result = invoke("lint", "-f", str(path), "--severity", "info")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith(f"{path}:1: error: ClusterServingRuntime zero: ")
+    # Each at its field's line, not its object's: the value refused, the operator's key.
+    zero = line_of(path, "priority: 0")
+    assert lines[0].startswith(f"{path}:{zero}: error: ClusterServingRuntime zero: ")
     assert "priority" in lines[0]
-    gt = line_of(path, "name: gt") - 3
+    gt = line_of(path, "operator: GreaterThan")
     # The field, which this message does not name, before it.
     assert lines[1].startswith(
         f"{path}:{gt}: info: ClusterServingRuntime gt: "

@@ -174,7 +174,7 @@ def test_a_repository_of_1400_files_is_linted_locally(tmp_path):
     """A repository as a team keeps one (420 runtimes, 280 models, 700 InferenceServices): every
     finding, whatever the service's limits would say of it as one request."""
     root = write_repository(tmp_path / "repository", 1400)
-    result = invoke("lint", "-R", "-f", str(root), "-o", "json")
+    result = invoke("lint", "-R", "-f", str(root), "-o", "json", "--severity", "info")
     assert result.exit_code in (0, 1), result.stderr
     answer = json.loads(result.stdout)
     assert sum(answer["counts"].values()) == len(answer["findings"]) > 1400

@@ -19,6 +19,7 @@ PAGES = (README, *sorted(DOCS.glob("*.md")), ROOT / "examples" / "README.md")
 RUNS_AS_WRITTEN = "<!-- runs as written -->"
 FENCE = re.compile(r"^```(\w*)\s*$")
 HEADING = re.compile(r"^(#{1,6}) (.+?)\s*$")
+NAMED_ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 INLINE_CODE = re.compile(r"(?<!`)`([^`\s]+)`(?!`)")
 EXIT_COMMENT = re.compile(r"\s#.*\bexit (\d+)\b")
@@ -116,15 +117,19 @@ def slug(heading: str) -> str:
 
 
 def anchors(page: Path) -> set[str]:
-    """The anchors of a page's headings (not of the lines of its code blocks)."""
+    """The anchors of a page's headings and its ``<a id="…">`` (the codes of docs/lint.md's
+    table), not of the lines of its code blocks."""
     found, in_fence = set(), False
     for line in page.read_text(encoding="utf-8").splitlines():
         if line.startswith("```"):
             in_fence = not in_fence
             continue
+        if in_fence:
+            continue
         heading = HEADING.match(line)
-        if heading and not in_fence:
+        if heading:
             found.add(slug(heading.group(2)))
+        found.update(NAMED_ANCHOR.findall(line))
     return found
 
 

@@ -68,5 +68,10 @@ def test_a_findings_body_and_what_the_messages_weigh():
         "field": None,
         "code": "AutoSelected",
         "message": "Runtime rt will be auto-selected for model llama",
+        "document": None,
+        "line": None,
+        "column": None,
     }
+    placed = finding_body(REFUSED, (2, 12, 7))
+    assert (placed["document"], placed["line"], placed["column"]) == (2, 12, 7)
     assert message_bytes(Admission((WARNED, UNPLACED))) == len(WARNED.message) + len("a note")

@@ -85,10 +85,13 @@ def refused(
 @dataclass(frozen=True, slots=True)
 class Admission:
     findings: tuple[Finding, ...]
+    # What the objects' own annotations ask not to report (``suppressions``): not counted, but
+    # an error among them still refuses the object, as kubectl apply would.
+    suppressed: tuple[Finding, ...] = ()
 
     @property
     def admitted(self) -> bool:
-        return not any(f.severity == ERROR for f in self.findings)
+        return not any(f.severity == ERROR for f in (*self.findings, *self.suppressed))
 
     def counts(self) -> dict[str, int]:
         counts = dict.fromkeys((ERROR, WARNING, INFO), 0)

@@ -48,6 +48,7 @@ from .models import model_refusals
 from .overlaps import overlap_notes
 from .runtimes import ParentFinder, Peers, runtime_notes, runtime_refusals, size_note
 from .services import ServiceContext, SharedAnswers, asked_question, service_verdict
+from .suppressions import split_suppressed
 
 Manifests = Mapping[ObjectKey, Mapping[str, Any]]
 
@@ -230,7 +231,9 @@ def admit(
     names of the cluster's AcceleratorClasses, None when they are not known. ``apart``: objects
     whose error (in ``refused_by_schema``) no fix that keeps them the same object removes from
     the way of the others (an apiVersion not set right, a name the API server refuses): each
-    is judged against the cluster and the others apart, and no other object against it."""
+    is judged against the cluster and the others apart, and no other object against it. A
+    finding whose object's manifest names its code in ``ome-ranker.io/ignore`` is set apart as
+    suppressed (``suppressions``)."""
     schema_refusals = refused_by_schema or {}
     judgement = _Judgement()
     for index, (cluster, wanted) in enumerate(_passes(view, checked, apart)):
@@ -255,4 +258,5 @@ def admit(
         key = (finding.kind or "", finding.namespace or "", finding.name)
         if finding.severity != WARNING or key not in schema_refusals:
             findings.append(finding)
-    return Admission(tuple(sorted(findings, key=finding_order)))
+    reported, suppressed = split_suppressed(sorted(findings, key=finding_order), manifests or {})
+    return Admission(tuple(reported), tuple(suppressed))
