@@ -52,6 +52,9 @@ NO_TOKEN_FILE = (
     "OME_RANKER_AUTH is not none"
 )
 NO_TOKEN_IN_FORCE = f"no token is in force: the token file ({TOKENS_FILE_VARIABLE}) states none"
+# The 401's message says which case it is, never which tokens exist.
+NO_TOKEN_SENT = "no token was sent: send Authorization: Bearer <token>"
+UNKNOWN_TOKEN = "the token is not one this service knows"
 
 log = logging.getLogger("app.auth")
 
@@ -115,17 +118,26 @@ class AccessControl:
         """The token a ``Bearer`` header names, or None (none sent, or unknown)."""
         if self.open:
             return ANONYMOUS
-        if not authorization:
-            return None
-        scheme, _, secret = authorization.strip().partition(" ")
-        if scheme.lower() != "bearer" or not secret.strip():
-            return None
-        digest = hashlib.sha256(secret.strip().encode("utf-8", "surrogateescape")).digest()
+        secret = bearer_secret(authorization)
+        # Without a secret, the empty one is looked for: no token sent and an unknown one cost
+        # the same, and neither's time depends on which tokens exist.
+        digest = hashlib.sha256((secret or "").encode("utf-8", "surrogateescape")).digest()
         found = None
         for entry in self._entries:  # every entry, so the time does not tell which matched
             if hmac.compare_digest(entry.digest, digest):
                 found = entry.token
-        return found
+        return found if secret is not None else None
+
+
+def bearer_secret(authorization: str | None) -> str | None:
+    """The secret of an ``Authorization: Bearer <secret>`` header, or None: no header, another
+    scheme, or no secret."""
+    if not authorization:
+        return None
+    scheme, _, secret = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return None
+    return secret.strip()
 
 
 def is_token_name(name: object) -> TypeGuard[str]:

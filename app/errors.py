@@ -150,7 +150,9 @@ MODEL_NOT_READY_HINT = (
 
 class ModelNotFound(ApiError):
     """The InferenceService (or the query) names a model that is not there: OME's model lookup
-    fails."""
+    fails. A model asked by name of a stored catalog (`?model=`) that BaseModels of other
+    namespaces hold carries those `namespaces` and, in words, a `hint`
+    (`not in namespace default; found in llama-demo`)."""
 
     status, code = 404, SelectionErrorCode.MODEL_NOT_FOUND.value
 

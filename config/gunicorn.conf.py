@@ -6,18 +6,22 @@ helpers are shared with the app: a bad value stops start-up with a message namin
 
 import ctypes
 import ctypes.util
+import errno
 import glob
 import math
 import os
 import secrets
 import shutil
+import socket
 import tempfile
 
+from gunicorn import util
 from gunicorn.glogging import Logger
 
 from app import auth
 from config.settings import (
     CACHE_SECRET_VARIABLE,
+    OPS_BIND_VARIABLE,
     UNSHARED_CACHE_SECRET_WARNING,
     ServerSettings,
     SettingsError,
@@ -133,6 +137,8 @@ def on_starting(server):
         for address in server.cfg.bind:
             if address != server_settings.ops_bind:  # serves no catalog
                 check_open_access(_auth_mode, _tokens_file, address)
+        for address in server.cfg.bind:
+            check_free(address)
         if _tokens_file:
             auth.hand_to_workers(auth.TokenFile.load(_tokens_file))
     except SettingsError as error:  # before any socket is open: nothing listens
@@ -149,6 +155,45 @@ def on_starting(server):
         path = _owned_metrics_dir = tempfile.mkdtemp(prefix="ome-ranker-metrics-")
         os.environ[MULTIPROC_DIR_VARIABLE] = path
     server.log.info("prometheus multiprocess directory: %s", path)
+
+
+# The listeners a master is handed instead of binding its own: a re-executed master's (USR2),
+# systemd's socket activation.
+INHERITED_SOCKETS = ("GUNICORN_FD", "LISTEN_FDS")
+BIND_ERRORS = {
+    errno.EADDRINUSE: "is in use (another process listens there)",
+    errno.EADDRNOTAVAIL: "is not an address of this machine",
+    errno.EACCES: "needs privileges this process does not have",
+}
+
+
+def check_free(address: str) -> None:
+    """``SettingsError`` naming the setting when the service cannot listen on ``address``:
+    gunicorn would try it five times, a second apart, then say only "Can't connect to …". The
+    check binds as gunicorn's TCP listener does (``SO_REUSEADDR``) and closes at once; a unix
+    socket or an inherited listener is gunicorn's to judge."""
+    if any(os.environ.get(name) for name in INHERITED_SOCKETS):
+        return
+    parsed = util.parse_address(address)
+    if not isinstance(parsed, tuple):  # unix:PATH, fd://N
+        return
+    family = socket.AF_INET6 if util.is_ipv6(parsed[0]) else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(parsed)
+    except OSError as error:
+        problem = BIND_ERRORS.get(error.errno or 0, f"cannot be listened on ({error.strerror})")
+        host, port = parsed
+        other = f"[{host}]:{port + 1}" if family == socket.AF_INET6 else f"{host}:{port + 1}"
+        if address == server_settings.ops_bind:
+            how = f"set {OPS_BIND_VARIABLE} to another HOST:PORT"
+        else:
+            how = (
+                f"set OME_RANKER_BIND to another HOST:PORT (OME_RANKER_BIND={other} make run, "
+                f"or ome-ranker serve --bind {other})"
+            )
+        raise SettingsError(f"{address} {problem}: {how}") from None
 
 
 def _share_cache_secret(server) -> None:

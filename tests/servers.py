@@ -1,8 +1,9 @@
 """The real servers tests start, in one place: gunicorn with the shipped
 ``config/gunicorn.conf.py`` on a spare loopback port (``Service``), a redis-server of the test's
 own that it may kill, fill or cluster (``RedisServer``), a TCP server that accepts connections
-but never answers (``HungServer``), and an HTTP proxy that records what a client sends a service
-(``Proxy``). The fixtures that start them are in ``tests/conftest.py``."""
+but never answers (``HungServer``), an HTTP proxy that records what a client sends a service
+(``Proxy``), and an HTTP server that answers from a script (``ScriptedServer``: another service,
+or a proxy whose service is down). The fixtures that start them are in ``tests/conftest.py``."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 import pytest
 import redis
@@ -307,9 +309,30 @@ class Forwarded:
     method: str
     path: str
     body: bytes
+    headers: dict[str, str] = field(default_factory=dict)  # names in lower case
 
 
-class Proxy(http.server.ThreadingHTTPServer):
+class _Serving(http.server.ThreadingHTTPServer):
+    """An HTTP server of a test's own on a spare loopback port, served from a thread while
+    ``running``."""
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_port}"
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[Self]:
+        thread = threading.Thread(target=self.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self.shutdown()
+            self.server_close()
+            thread.join()
+
+
+class Proxy(_Serving):
     """A plain HTTP proxy on a spare loopback port to a service at ``upstream``: it records
     every request it forwards (``forwarded``), and calls ``before(request)`` just before it
     forwards one (another writer's turn, say)."""
@@ -319,21 +342,6 @@ class Proxy(http.server.ThreadingHTTPServer):
         self.before = before
         self.forwarded: list[Forwarded] = []
         super().__init__(("127.0.0.1", 0), _Forward)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_port}"
-
-    @contextlib.contextmanager
-    def running(self) -> Iterator[Proxy]:
-        thread = threading.Thread(target=self.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield self
-        finally:
-            self.shutdown()
-            self.server_close()
-            thread.join()
 
 
 class _Forward(http.server.BaseHTTPRequestHandler):
@@ -365,3 +373,48 @@ class _Forward(http.server.BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     do_GET = do_PUT = do_POST = do_DELETE = _forward
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """One answer of a ``ScriptedServer``: a status, a body, headers."""
+
+    status: int
+    body: bytes = b""
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+class ScriptedServer(_Serving):
+    """Something else at the address a client is given (another service, a proxy whose service
+    is down), on a spare loopback port: it answers each request with the next answer of its
+    script (the last one again once the script is done) and records every request
+    (``forwarded``: method, path and body)."""
+
+    def __init__(self, *script: Scripted) -> None:
+        self.script = list(script)
+        self.forwarded: list[Forwarded] = []
+        super().__init__(("127.0.0.1", 0), _Scripted)
+
+    def next_answer(self, request: Forwarded) -> Scripted:
+        self.forwarded.append(request)
+        return self.script[min(len(self.forwarded), len(self.script)) - 1]
+
+
+class _Scripted(http.server.BaseHTTPRequestHandler):
+    server: ScriptedServer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _answer(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        answer = self.server.next_answer(Forwarded(self.command, self.path, body, headers))
+        self.send_response(answer.status)
+        for name, value in answer.headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(answer.body)))
+        self.end_headers()
+        self.wfile.write(answer.body)
+
+    do_GET = do_PUT = do_POST = do_DELETE = _answer

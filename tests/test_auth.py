@@ -7,6 +7,7 @@ import hashlib
 import pytest
 import yaml
 
+from app import auth
 from app.auth import ANONYMOUS, access_source, parse_tokens
 from config.settings import SettingsError
 
@@ -65,3 +66,23 @@ def test_loading_from_settings(tmp_path):
     assert access_source("token", str(path)).current().identify(f"Bearer {SECRET}").name == "ci"
     with pytest.raises(SettingsError, match="OME_RANKER_TOKENS_FILE"):
         access_source("token", str(tmp_path / "missing.yaml")).current()
+
+
+def test_no_token_and_an_unknown_one_do_the_same_work(monkeypatch):
+    """Each compares the digest of what was sent with every token's: the time tells neither
+    which case it was nor which tokens exist."""
+    access = parse_tokens(
+        {"tokens": [{"name": n, "sha256": hashlib.sha256(n.encode()).hexdigest()} for n in "abc"]},
+        "f",
+    )
+    compared: list[bytes] = []
+
+    def compare_digest(known: bytes, sent: bytes) -> bool:
+        compared.append(known)
+        return known == sent
+
+    monkeypatch.setattr(auth.hmac, "compare_digest", compare_digest)
+    for header in (None, "", "Basic x", "Bearer", "Bearer unknown", "Bearer a"):
+        compared.clear()
+        access.identify(header)
+        assert len(compared) == 3, header

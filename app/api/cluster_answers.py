@@ -44,10 +44,12 @@ from app.selection.prediction import Prediction
 from app.selection.questions import planned_placements, planned_rankings, selections
 from app.selection.ranking import target_namespace
 from app.selection.values import (
+    DEFAULT_NAMESPACE,
     RankRequest,
     find_inference_service,
     find_model,
     model_not_found,
+    namespaces_holding,
     overlaid,
 )
 from app.store import CatalogDocuments
@@ -85,6 +87,7 @@ IF_NONE_MATCH_POST = parameter(
     "changed since.",
     "header",
 )
+HINTED_NAMESPACES = 5  # the hint names at most these; ``namespaces`` lists them all
 OVERLAID_PARAMETERS = (
     IF_NONE_MATCH_POST,
     "CacheControl",
@@ -131,12 +134,28 @@ def _rank_request_by_name(documents: CatalogDocuments) -> RankRequest:
     elif args.get("model"):
         model = find_model(documents.models, args["model"], namespace, args.get("modelKind"))
         if model is None:
-            raise errors.ModelNotFound(model_not_found(args["model"]))
+            raise _no_model(documents, args["model"], namespace, args.get("modelKind"))
     else:
         raise errors.MalformedRequest("name ?model=<name> or ?inferenceService=<namespace>/<name>")
     view = documents.view()
     known = accelerator_classes_known(view.classes_known)
     return dataclasses.replace(view, classes_known=known).rank_request(model, isvc, namespace)
+
+
+def _no_model(
+    documents: CatalogDocuments, name: str, namespace: str | None, kind: str | None
+) -> errors.ModelNotFound:
+    """OME's 404 for a model asked by name (``?model=``), with the namespaces that do hold a
+    BaseModel of that name, when some do (``namespaces``, and in words as ``hint``): only a
+    caller that may read the cluster gets this far."""
+    elsewhere = namespaces_holding(documents.models, name, namespace, kind)
+    if not elsewhere:
+        return errors.ModelNotFound(model_not_found(name))
+    named = ", ".join(elsewhere[:HINTED_NAMESPACES])
+    if len(elsewhere) > HINTED_NAMESPACES:
+        named += f" and {len(elsewhere) - HINTED_NAMESPACES} more"
+    hint = f"not in namespace {namespace or DEFAULT_NAMESPACE}; found in {named}"
+    return errors.ModelNotFound(model_not_found(name), namespaces=elsewhere, hint=hint)
 
 
 def _by_name(
@@ -219,11 +238,10 @@ def _overlay_request(documents: CatalogDocuments, raw: bytes) -> RankRequest:
         name = request.args.get("model")
         if not name:
             raise errors.MalformedRequest("the body holds no model: name a stored one with ?model=")
-        stored_model = find_model(
-            documents.models, name, request.args.get("namespace"), request.args.get("modelKind")
-        )
+        namespace, kind = request.args.get("namespace"), request.args.get("modelKind")
+        stored_model = find_model(documents.models, name, namespace, kind)
         if stored_model is None:
-            raise errors.ModelNotFound(model_not_found(name))
+            raise _no_model(documents, name, namespace, kind)
     query = {"omeVersion": settings.ome_version, **request.args.to_dict()}
     if settings.model_cache_provider is not None:
         query.setdefault("modelCacheProvider", settings.model_cache_provider)

@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
@@ -22,8 +23,13 @@ JSON = "application/json"
 TEXT = "text/plain"
 YAML = "application/yaml"
 ACCEPT = {"json": JSON, "table": TEXT, "yaml": YAML}
+ANSWERED = frozenset(ACCEPT.values())  # every media type the API answers with
 # A route the service does not have, or a method it does not take there: another version.
 _NO_SUCH_ENDPOINT = frozenset({"NotFound", "MethodNotAllowed"})
+# What a proxy or gateway answers when the service behind it is down or restarting: with a body
+# that is not the API's, still a service that cannot be used now, not another service.
+GATEWAY_STATUSES = frozenset({502, 503, 504})
+TOKEN_HELP = "  a token is given with --token TOKEN, --token-file PATH or OME_RANKER_TOKEN"
 
 
 @dataclass
@@ -154,7 +160,9 @@ class Api:
         headers: Mapping[str, str] | None = None,
     ) -> Reply:
         """The answer; ``Failure`` (exit 3) when there is none, or when it says the service
-        cannot be used: a redirect, 401, 403, a route it does not have, 5xx."""
+        cannot be used: a redirect, 5xx (after ``retry_policy``'s retries of an idempotent
+        call), an answer that is not the API's (another service at ``--server``), 401 (and how a
+        token is given), 403, a route it does not have."""
         sent = {"Accept": accept, **(headers or {})}
         if body is not None:
             sent["Content-Type"] = JSON
@@ -164,23 +172,9 @@ class Api:
             raise Failure(str(error), UNAVAILABLE) from None
         except SettingsError as error:  # the in-process service's settings (environment)
             raise Failure(str(error), BAD_INPUT) from None
-        where = self.transport.where
-        if 300 <= reply.status < 400:
-            location = reply.headers.get("location", "elsewhere")
-            raise Failure(
-                f"{where} answered {reply.status}, a redirect to {location}: give that URL as "
-                "--server",
-                UNAVAILABLE,
-            )
-        answered = reply.error() if reply.status >= 400 else {}
-        if (
-            reply.status in (401, 403)
-            or reply.status >= 500
-            or answered.get("code") in _NO_SUCH_ENDPOINT
-        ):
-            code = f" {answered['code']}" if answered.get("code") else ""
-            detail = f": {answered['message']}" if answered.get("message") else ""
-            raise Failure(f"{where}: {method} {path}: {reply.status}{code}{detail}", UNAVAILABLE)
+        unusable = _unusable(reply, accept, self.transport.where, f"{method} {path}")
+        if unusable is not None:
+            raise Failure.of_lines(unusable, UNAVAILABLE)
         return reply
 
     def ask(self, call: Call, accept: str = JSON) -> Reply:
@@ -208,6 +202,50 @@ class Api:
             echo_answer(shown, output_format)
 
 
+def _unusable(reply: Reply, accept: str, where: str, request: str) -> list[str] | None:
+    """Why the answer to ``request`` says the service at ``where`` cannot be used, or None."""
+    status = reply.status
+    if 300 <= status < 400:
+        location = reply.headers.get("location", "elsewhere")
+        return [f"{where} answered {status}, a redirect to {location}: give that URL as --server"]
+    refused = reply.api_error() if status >= 400 else None
+    if refused is not None:
+        said = f"{where}: {request}: {status} {refused['code']}: {refused['message']}"
+        if status == 401:
+            return [said, TOKEN_HELP]
+        if status == 403 or status >= 500 or refused["code"] in _NO_SUCH_ENDPOINT:
+            return [said]
+        return None
+    if status in GATEWAY_STATUSES:
+        return [f"{where}: {request}: {status} {_phrase(status)} (not an answer of ome-ranker's)"]
+    if not _is_the_apis(reply, accept):
+        media = f" {reply.mimetype or 'untyped'}" if status < 400 else ""
+        return [f"{where}: not an ome-ranker service ({status}{media} on {request})"]
+    return None
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "(an unknown status)"
+
+
+def _is_the_apis(reply: Reply, accept: str) -> bool:
+    """Whether an answer is one the API gives: an error is its JSON ``error`` object; any other
+    answer is of a media type it answers with, JSON that parses when JSON was asked for."""
+    if reply.status >= 400:
+        return reply.api_error() is not None
+    if reply.mimetype not in ANSWERED or (accept == JSON and reply.mimetype != JSON):
+        return False
+    if reply.mimetype == JSON:
+        try:
+            reply.json()
+        except ValueError:
+            return False
+    return True
+
+
 def echo_answer(reply: Reply, output_format: str) -> None:
     """An answer as received, or as YAML (the service's YAML writer) from an endpoint that
     answers JSON only."""
@@ -228,6 +266,17 @@ def refusal(reply: Reply, sent: Sent, exit_code: int = BAD_INPUT) -> Failure:
             text = " ".join(messages) if isinstance(messages, list) else str(messages)
             lines.append(f"  {origin + ': ' if origin else ''}{path}: {text}")
     return Failure.of_lines(lines, exit_code)
+
+
+def model_elsewhere(error: dict[str, Any]) -> Failure | None:
+    """A model asked by name that the catalog holds in other namespaces only (the 404's
+    ``namespaces``): the question's mistake, not OME's refusal (exit 2), with where to ask."""
+    namespaces = error.get("namespaces")
+    if error.get("code") != "ModelNotFound" or not isinstance(namespaces, list) or not namespaces:
+        return None
+    hint = error.get("hint") or f"found in {', '.join(map(str, namespaces))}"
+    ask = f"--namespace {namespaces[0]}" if len(namespaces) == 1 else "--namespace and one of them"
+    return Failure.of_lines([error["message"], f"  {hint}: ask with {ask}"], BAD_INPUT)
 
 
 def _with_origin(message: str, sent: Sent) -> str:

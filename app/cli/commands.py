@@ -9,7 +9,7 @@ import click
 
 from . import output
 from .check_options import CI_FORMATS, echo_report, report_output_option
-from .client import Api, Call, Sent, echo_answer, endpoint_path, refusal
+from .client import Api, Call, Sent, echo_answer, endpoint_path, model_elsewhere, refusal
 from .options import (
     cluster_option,
     combine,
@@ -147,6 +147,9 @@ def not_selected(reply: Reply, sent: Sent, output_format: str) -> Failure:
     """OME's refusal (exit 1, its message and the excluded runtimes' reasons), or the input's
     (exit 2)."""
     error = reply.error()
+    elsewhere = model_elsewhere(error)
+    if elsewhere is not None:
+        return elsewhere
     if error.get("code") not in NOT_SELECTED_CODES:
         return refusal(reply, sent)
     if output_format != "table":

@@ -3,21 +3,26 @@ open its way to the API."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from config.settings import SettingsError
 
 from .client import Api
 from .output import BAD_INPUT, Failure, warn
 from .sources import Manifest, SourceError, read_manifests
-from .transport import InProcess, Remote, Transport, exposed_host
+from .transport import InProcess, Transport, exposed_host
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+# A bearer token as a header carries it: visible ASCII (token new writes 43 URL-safe characters).
+_HEADER_TOKEN = re.compile(r"[!-~]+")
+MAX_TOKEN_BYTES = 4096
 
 
 def combine(*decorators: Decorator) -> Decorator:
@@ -80,6 +85,13 @@ connection_options = combine(
         help="Sent as Authorization: Bearer (stored catalogs need one).",
     ),
     click.option(
+        "--token-file",
+        type=click.Path(dir_okay=False),
+        metavar="PATH",
+        help="Read the token from this file (as `token new --secret-file` writes it), so that it "
+        "is not on the command line.",
+    ),
+    click.option(
         "--ca-file",
         envvar="OME_RANKER_CA_FILE",
         show_envvar=True,
@@ -100,7 +112,38 @@ connection_options = combine(
 
 def connection(options: dict[str, Any]) -> tuple[str | None, str | None, str | None, float]:
     """The connection options' values, for ``open_api``."""
-    return options["server"], options["token"], options["ca_file"], options["timeout"]
+    return options["server"], bearer_token(options), options["ca_file"], options["timeout"]
+
+
+def bearer_token(options: dict[str, Any]) -> str | None:
+    """``--token-file``'s token, over ``OME_RANKER_TOKEN``; else ``--token`` (or the variable).
+    A token that cannot go in a header is refused here (exit 2), not sent."""
+    path, value = options.get("token_file"), options["token"]
+    if path is not None:
+        source = click.get_current_context().get_parameter_source("token")
+        if value is not None and source is not ParameterSource.ENVIRONMENT:
+            raise Failure("give --token or --token-file, not both")
+        value, where = read_token(path), f"--token-file {path}"
+    else:
+        where = "--token"
+    if value and not _HEADER_TOKEN.fullmatch(value):
+        raise Failure(f"{where}: a token is visible ASCII characters without spaces")
+    return value or None
+
+
+def read_token(path: str) -> str:
+    """The file's first line, without its line break; at most MAX_TOKEN_BYTES read."""
+    try:
+        with open(path, "rb") as handle:
+            content = handle.read(MAX_TOKEN_BYTES + 1)
+    except OSError as error:
+        raise Failure(f"--token-file {path}: {error.strerror}") from None
+    lines = content.decode("utf-8", "replace").splitlines()
+    if len(content) > MAX_TOKEN_BYTES or len(lines) > 1:
+        raise Failure(f"--token-file {path}: expected one token, on one line")
+    if not lines or not lines[0].strip():
+        raise Failure(f"--token-file {path} is empty")
+    return lines[0].strip()
 
 
 def query(**values: str | None) -> list[tuple[str, str]]:
@@ -120,7 +163,12 @@ def open_api(
 ) -> Iterator[Api]:
     transport: Transport
     try:
-        transport = Remote(server, token, ca_file, timeout) if server else InProcess()
+        if server:
+            from .remote import Remote  # the HTTP client: only a --server command loads it
+
+            transport = Remote(server, token, ca_file, timeout)
+        else:
+            transport = InProcess()
     except (ValueError, SettingsError) as error:  # a bad --server, CA file or service setting
         raise Failure(str(error), BAD_INPUT) from None
     host = exposed_host(server, token) if server else None

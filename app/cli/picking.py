@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS
 
-from .output import Failure
+from .output import Failure, warn
 from .sources import Manifest
 
 CLUSTER_MODEL_KIND = "ClusterBaseModel"
@@ -97,6 +97,8 @@ def choose(
             f"the files hold {len(_identities(chosen_models))} models: choose one with "
             f"--model NAME (and --namespace NS){_listing(chosen_models)}"
         )
+    if namespace is not None and inference_service is None:
+        _warn_elsewhere(chosen_models, namespace)
     keep = _identities(chosen_models) | _identities(chosen_services)
     sent = [
         manifest
@@ -106,6 +108,19 @@ def choose(
         or manifest.identity in keep
     ]
     return Question(sent, stored_model)
+
+
+def _warn_elsewhere(models: list[Manifest], namespace: str) -> None:
+    """The model sent is a BaseModel of another namespace than ``--namespace``, the question's
+    target: OME looks for an InferenceService's BaseModel in its own namespace only, so the
+    answer is about a question the cluster cannot ask (the service ranks it all the same)."""
+    model = models[-1] if models else None
+    if model is None or model.kind == CLUSTER_MODEL_KIND or model.namespace in (None, namespace):
+        return
+    warn(
+        f"--namespace {namespace}, but BaseModel {model.name} is in namespace "
+        f"{model.namespace} ({model.origin}): an InferenceService in {namespace} would not find it"
+    )
 
 
 def _named(service: Manifest) -> str:

@@ -55,7 +55,7 @@ def serve(bind: str) -> None:
     """Run the HTTP service.
 
     gunicorn with config/gunicorn.conf.py and app:create_app(); every other setting comes from
-    the environment (README "Configuration").
+    the environment (docs/configuration.md).
     """
     if not CONF.is_file():
         raise click.ClickException(f"the gunicorn configuration is missing: {CONF}")

@@ -2,7 +2,7 @@
 service at ``--server``. Both send the same requests and get the same bytes back.
 
 Each way imports what it uses when it is first used: a local lint loads neither Flask nor
-``urllib``'s client, a ``--server`` command never the app.
+the HTTP client (``remote.py``), a ``--server`` command never the app.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlsplit
 
 from config.settings import Config, is_loopback_host
 
@@ -37,16 +38,31 @@ class Reply:
         return self.headers.get("content-type", "").split(";")[0].strip().lower()
 
     def json(self) -> Any:
+        """The body as JSON (parsed once); ``ValueError`` when it is not."""
+        return self._parsed
+
+    @cached_property
+    def _parsed(self) -> Any:
         return json.loads(self.body)
 
-    def error(self) -> dict[str, Any]:
-        """The API's ``error`` object (rules §15), or the body's text as its message."""
+    def api_error(self) -> dict[str, Any] | None:
+        """The API's ``error`` object (rules §15), or None: the answer is not one of the API's
+        errors (a proxy's page, another service's answer, an empty body)."""
         try:
             error = self.json()["error"]
-            if isinstance(error, dict) and isinstance(error.get("message"), str):
-                return error
         except (ValueError, KeyError, TypeError):
-            pass
+            return None
+        if isinstance(error, dict) and all(
+            isinstance(error.get(key), str) for key in ("code", "message")
+        ):
+            return error
+        return None
+
+    def error(self) -> dict[str, Any]:
+        """The API's ``error`` object, or the body's first line as its message."""
+        error = self.api_error()
+        if error is not None:
+            return error
         text = self.body.decode("utf-8", "replace").strip()
         return {"code": "", "message": text.splitlines()[0] if text else ""}
 
@@ -176,73 +192,6 @@ def _local_lint(query: Query, body: bytes, headers: Mapping[str, str]) -> Reply 
     )
 
 
-def _no_redirects() -> Any:
-    import urllib.request
-
-    class NoRedirects(urllib.request.HTTPRedirectHandler):
-        """A redirect is answered as it is: following one would turn a POST into a GET."""
-
-        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-            return None
-
-    return NoRedirects()
-
-
-class Remote:
-    """A running service over HTTP(S), with urllib: a bearer token, a CA bundle, a timeout."""
-
-    def __init__(self, server: str, token: str | None, ca_file: str | None, timeout: float) -> None:
-        parts = urlsplit(server)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"--server must be an http:// or https:// URL, got {server!r}")
-        self.where = server.rstrip("/")
-        self._token = token
-        self._timeout = timeout
-        import ssl
-        import urllib.request
-
-        handlers: list[Any] = [_no_redirects()]
-        if parts.scheme == "https":
-            try:
-                context = ssl.create_default_context(cafile=ca_file)
-            except (OSError, ssl.SSLError) as error:
-                raise ValueError(f"cannot read the CA file {ca_file}: {error}") from None
-            handlers.append(urllib.request.HTTPSHandler(context=context))
-        self._opener = urllib.request.build_opener(*handlers)
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        query: Query = (),
-        body: bytes | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> Reply:
-        import http.client
-        import urllib.error
-        import urllib.request
-
-        url = self.where + path + (f"?{urlencode(list(query))}" if query else "")
-        sent = {"User-Agent": USER_AGENT, **(headers or {})}
-        if self._token:
-            sent["Authorization"] = f"Bearer {self._token}"
-        request = urllib.request.Request(url, data=body, headers=sent, method=method)
-        try:
-            with self._opener.open(request, timeout=self._timeout) as response:
-                return Reply(response.status, response.read(), _lower(response.headers))
-        except urllib.error.HTTPError as error:
-            with error:
-                return Reply(error.code, error.read(), _lower(error.headers))
-        except urllib.error.URLError as error:
-            raise Unreachable(f"cannot reach {self.where}: {_reason(error.reason)}") from None
-        except (OSError, http.client.HTTPException) as error:
-            raise Unreachable(f"cannot reach {self.where}: {_reason(error)}") from None
-
-    def close(self) -> None:
-        pass
-
-
 def exposed_host(server: str, token: str | None) -> str | None:
     """The host a token would travel to unencrypted (an ``http://`` server that is not this
     machine), or None: no token, ``https://``, or loopback."""
@@ -250,19 +199,3 @@ def exposed_host(server: str, token: str | None) -> str | None:
     if not token or parts.scheme != "http" or is_loopback_host(parts.hostname or ""):
         return None
     return parts.hostname or server
-
-
-def _lower(headers: Any) -> dict[str, str]:
-    return {name.lower(): value for name, value in headers.items()}
-
-
-def _reason(error: object) -> str:
-    import ssl
-
-    if isinstance(error, TimeoutError):
-        return "timed out"
-    if isinstance(error, ssl.SSLError):
-        return f"TLS: {getattr(error, 'reason', None) or error}"
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return str(error) or type(error).__name__

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from flask import Flask, Response, current_app, request
 
 from app import errors
-from app.auth import AccessControl, Token
+from app.auth import NO_TOKEN_SENT, UNKNOWN_TOKEN, AccessControl, Token, bearer_secret
 from app.catalog import get_access, get_store
 from app.store import (
     CatalogDocuments,
@@ -62,14 +62,15 @@ class Decision:
 
 
 def identified(access: AccessControl, authorization: str | None) -> Decision:
-    """The token an ``Authorization`` header names, or 401 (none sent, unknown, or no token in
-    force: no token file configured, or one that states none)."""
+    """The token an ``Authorization`` header names, or 401 saying why: none sent, an unknown
+    one, or no token in force (no token file configured, or one that states none)."""
     token = access.identify(authorization)
     if token is not None:
         return Decision(token)
     if not access.configured:
         return Decision(None, errors.Unauthorized(access.refusal))
-    return Decision(None, errors.Unauthorized("send Authorization: Bearer <token>"))
+    sent = bearer_secret(authorization) is not None
+    return Decision(None, errors.Unauthorized(UNKNOWN_TOKEN if sent else NO_TOKEN_SENT))
 
 
 def decide(

@@ -333,7 +333,18 @@ class ErrorDetailSchema(Schema):
         metadata=_doc("PreconditionFailed: the cluster's current generation (null: no cluster)."),
     )
     hint = fields.String(
-        metadata=_doc("ModelNotReady: what fills the model's format, and what to do meanwhile.")
+        metadata=_doc(
+            "ModelNotReady: what fills the model's format, and what to do meanwhile. "
+            "ModelNotFound of a model asked by name: `namespaces` in words "
+            "(`not in namespace default; found in llama-demo`)."
+        )
+    )
+    namespaces = fields.List(
+        fields.String(),
+        metadata=_doc(
+            "ModelNotFound of a model asked by name (`?model=`) in a stored catalog: the "
+            "namespaces that hold a BaseModel of that name, sorted (absent when none does)."
+        ),
     )
     variable = fields.String(
         metadata=_doc("LimitExceeded: the setting that bounds it (`OME_RANKER_MAX_…`).")

@@ -137,6 +137,17 @@ def test_push_creates_the_cluster_then_asks_by_name(service, tmp_path):
     ]  # fmt: skip
 
 
+def test_a_model_asked_by_name_in_another_namespace_says_where_it_is(service):
+    server = ("--server", url(service))
+    assert invoke("push", "where", "-f", str(SEED), "--create", *server).exit_code == 0
+    result = invoke("select", "--cluster", "where", "--model", SEED_MODEL, *server)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: No BaseModel or ClusterBaseModel with the name: {SEED_MODEL}\n"
+        "  not in namespace default; found in llama-demo: ask with --namespace llama-demo\n"
+    )
+
+
 def test_a_stale_generation_is_not_overwritten(service):
     created = invoke("push", "west", "-f", str(SEED), "--create", "--server", url(service))
     assert created.exit_code == 0
@@ -209,12 +220,23 @@ def test_tokens(start_service, tmp_path):
     assert anonymous.exit_code == 3
     assert anonymous.stderr == (
         f"error: {url(server)}: GET /v1/clusters/north: 401 Unauthorized: "
-        "send Authorization: Bearer <token>\n"
+        "no token was sent: send Authorization: Bearer <token>\n"
+        "  a token is given with --token TOKEN, --token-file PATH or OME_RANKER_TOKEN\n"
+    )
+    unknown = invoke(*push, "--token", "not-a-token")
+    assert unknown.exit_code == 3
+    assert unknown.stderr == (
+        f"error: {url(server)}: GET /v1/clusters/north: 401 Unauthorized: "
+        "the token is not one this service knows\n"
+        "  a token is given with --token TOKEN, --token-file PATH or OME_RANKER_TOKEN\n"
     )
     reader = invoke(*push, env={"OME_RANKER_TOKEN": secrets["reader"]})
     assert reader.exit_code == 3
     assert "403 Forbidden: token reader may not write cluster north" in reader.stderr
     assert invoke(*push, "--token", secrets["sync"]).exit_code == 0
+    (tmp_path / "sync.secret").write_text(secrets["sync"])
+    from_file = invoke(*push, "--token-file", str(tmp_path / "sync.secret"))
+    assert (from_file.exit_code, from_file.stderr) == (0, "")
     asked = invoke(
         "select", "--cluster", "north", "--model", SEED_MODEL, "--namespace", "llama-demo",
         "--server", url(server), "--token", secrets["reader"],
@@ -279,7 +301,7 @@ def test_5xx_and_redirects_exit_3(answering):
     result = invoke("select", "-f", str(SEED), "--server", proxy)
     assert (result.exit_code, result.stderr) == (
         3,
-        f"error: {proxy}: POST /v1/select: 502: <html>Bad Gateway</html>\n",
+        f"error: {proxy}: POST /v1/select: 502 Bad Gateway (not an answer of ome-ranker's)\n",
     )
     gone = answering(404, b'{"error":{"code":"NotFound","message":"no such route"}}')
     result = invoke("lint", "-f", str(SEED), "--server", gone)

@@ -19,6 +19,8 @@ from tests.cli.support import ROOT, invoke, write_tree
 HEAVY = ("flask", "werkzeug", "redis", "redis.asyncio", "marshmallow", "jsonschema")
 # What only the service uses: a lint in this process answers without them.
 SERVICE_ONLY = ("flask", "werkzeug", "redis", "redis.asyncio", "gunicorn", "prometheus_client")
+# What only a command given --server uses (app/cli/remote.py).
+REMOTE_ONLY = ("urllib3", "app.cli.remote")
 
 
 def loaded_after(*args: str) -> dict:
@@ -43,7 +45,7 @@ def loaded_after(*args: str) -> dict:
 def test_version_and_help_import_no_heavy_dependency(option):
     after = loaded_after(option)
     assert after["code"] == 0
-    assert sorted(set(HEAVY) & set(after["modules"])) == []
+    assert sorted(set(HEAVY + REMOTE_ONLY) & set(after["modules"])) == []
     assert not any(module.startswith("app.cli.") for module in after["modules"])
 
 
@@ -51,7 +53,7 @@ def test_a_local_lint_loads_what_it_uses_and_not_the_service(tmp_path):
     tree = write_tree(tmp_path)
     after = loaded_after("lint", "-R", "-f", str(tree))
     assert after["code"] == 1  # the tree's runtimes clash
-    assert sorted(set(SERVICE_ONLY) & set(after["modules"])) == []
+    assert sorted(set(SERVICE_ONLY + REMOTE_ONLY) & set(after["modules"])) == []
     assert "app.linting" in after["modules"]
     assert "app.cli.serve" not in after["modules"]
 

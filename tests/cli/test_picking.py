@@ -1,6 +1,7 @@
 """Which model and InferenceService a ``rank`` or ``select`` asks about when the files hold
 several (app/cli/picking.py): OME's model lookup, the one InferenceService among many models,
-the objects sent, and what the command says when it cannot choose."""
+the objects sent, what the command says when it cannot choose, and the warning when
+``--namespace`` is not where the BaseModel is."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from app.cli.output import Failure
 from app.cli.picking import choose
 from app.cli.sources import Manifest
 from tests.builders import isvc_doc, model_doc, runtime_doc
+from tests.cli.support import SEED, invoke, line_of
 
 LLAMA = Manifest(model_doc("llama", namespace="demo"), "app.yaml:1")
 OTHER_LLAMA = Manifest(model_doc("llama", namespace="other"), "app.yaml:9")
@@ -104,3 +106,22 @@ def test_what_the_command_says_when_it_cannot_choose(files, options, message):
     with pytest.raises(Failure) as failed:
         choose(files, **options)
     assert failed.value.message == message
+
+
+SEED_MODEL = "llama-3-2-3b-instruct"
+
+
+def test_a_namespace_other_than_the_models_is_warned_about():
+    result = invoke("select", "-f", str(SEED), "--namespace", "other")
+    assert result.exit_code == 0, result.stderr
+    start = line_of(SEED, "apiVersion: ome.io/v1beta1")  # the object starts there
+    assert result.stderr == (
+        f"Warning: --namespace other, but BaseModel {SEED_MODEL} is in namespace llama-demo "
+        f"({SEED}:{start}): an InferenceService in other would not find it\n"
+    )
+
+
+def test_the_models_own_namespace_or_none_is_not():
+    for args in ((), ("--namespace", "llama-demo"), ("--model", SEED_MODEL)):
+        result = invoke("select", "-f", str(SEED), *args)
+        assert (result.exit_code, result.stderr) == (0, ""), args

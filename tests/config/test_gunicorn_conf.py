@@ -312,3 +312,78 @@ def test_each_worker_caps_its_malloc_arenas(monkeypatch):
     monkeypatch.setattr(conf.ctypes, "CDLL", lambda name: Libc())
     conf.post_fork(fake_server(), SimpleNamespace(pid=1))
     assert calls == [(-8, conf.MALLOC_ARENAS)]
+
+
+@pytest.mark.parametrize("family", [socket.AF_INET, socket.AF_INET6], ids=["ipv4", "ipv6"])
+def test_on_starting_names_the_setting_of_an_address_in_use(
+    monkeypatch, caplog, unset_multiproc_dir, family
+):
+    """gunicorn would try five times, a second apart, then say "Can't connect to …"."""
+    host = "127.0.0.1" if family == socket.AF_INET else "::1"
+    monkeypatch.delenv("OME_RANKER_OPS_BIND", raising=False)
+    for name in ("GUNICORN_FD", "LISTEN_FDS"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        taken = socket.create_server((host, 0), family=family)
+    except OSError:
+        pytest.skip(f"no {host} on this machine")
+    with taken:
+        port = taken.getsockname()[1]
+        address = f"{host}:{port}" if family == socket.AF_INET else f"[{host}]:{port}"
+        other = f"{host}:{port + 1}" if family == socket.AF_INET else f"[{host}]:{port + 1}"
+        monkeypatch.setenv("OME_RANKER_BIND", address)
+        conf = load_conf()
+        with pytest.raises(SystemExit) as stopped:
+            conf.on_starting(fake_server(address))
+        assert stopped.value.code == 1
+        assert (
+            f"{address} is in use (another process listens there): set OME_RANKER_BIND to "
+            f"another HOST:PORT (OME_RANKER_BIND={other} make run, or ome-ranker serve --bind "
+            f"{other})"
+        ) in caplog.text
+        assert VARIABLE not in os.environ  # stopped before making anything
+        # Handed its listeners (a re-executed master, systemd), the master binds nothing.
+        monkeypatch.setenv("GUNICORN_FD", "3")
+        conf.on_starting(fake_server(address))
+        conf.on_exit(fake_server())
+
+
+def test_the_operations_listener_in_use_names_its_own_setting(
+    monkeypatch, caplog, unset_multiproc_dir
+):
+    for name in ("GUNICORN_FD", "LISTEN_FDS"):
+        monkeypatch.delenv(name, raising=False)
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        ops = f"127.0.0.1:{taken.getsockname()[1]}"
+        monkeypatch.setenv("OME_RANKER_BIND", f"127.0.0.1:{free_port()}")
+        monkeypatch.setenv("OME_RANKER_OPS_BIND", ops)
+        conf = load_conf()
+        with pytest.raises(SystemExit):
+            conf.on_starting(fake_server(*conf.bind))
+    assert f"{ops} is in use (another process listens there): set OME_RANKER_OPS_BIND" in (
+        caplog.text
+    )
+
+
+@pytest.mark.gunicorn
+def test_a_real_start_on_an_address_in_use_stops_at_once_naming_the_setting(tmp_path):
+    """As `make run` starts it, with something already on the port: one line, not five tries."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        environment = {
+            **os.environ,
+            "OME_RANKER_BIND": address,
+            "OME_RANKER_AUTH": "none",
+            "OME_RANKER_TOKENS_FILE": "",
+            "OME_RANKER_STORE_PATH": str(tmp_path / "catalogs.sqlite3"),
+            VARIABLE: str(tmp_path / "metrics"),
+        }
+        command = [sys.executable, "-m", "gunicorn", "--config", str(CONF), "app:create_app()"]
+        ended = subprocess.run(
+            command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60
+        )
+    assert ended.returncode == 1
+    assert f"{address} is in use (another process listens there): set OME_RANKER_BIND" in (
+        ended.stderr
+    )
+    assert "Retrying" not in ended.stderr and "Can't connect" not in ended.stderr

@@ -43,20 +43,29 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """The repository's root as a reader's shell sees it, and its environment: every top-level
-    entry linked into a scratch directory (so that what a command writes there goes away), and
-    an ``ome-ranker`` on PATH that runs this checkout's command, as ``pip install .`` would."""
+    entry linked into a scratch directory (so that what a command writes there goes away), the
+    virtualenv of `make run` (``.venv``: this checkout's, else one whose ``bin/python`` runs the
+    tests' interpreter), and an ``ome-ranker`` on PATH that runs this checkout's command, as
+    ``pip install .`` would."""
     root = tmp_path_factory.mktemp("root")
     for entry in ROOT.iterdir():
         if entry.name not in (".git", "var"):
             (root / entry.name).symlink_to(entry)
+    if not (root / ".venv").exists():
+        (root / ".venv" / "bin").mkdir(parents=True)
+        _script(root / ".venv" / "bin" / "python", "")
     bin_directory = tmp_path_factory.mktemp("bin")
-    script = bin_directory / "ome-ranker"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m app.cli "$@"\n')
-    script.chmod(0o755)
+    _script(bin_directory / "ome-ranker", "-m app.cli ")
     environment = {key: value for key, value in os.environ.items() if key not in UNSET}
     environment["PATH"] = f"{bin_directory}{os.pathsep}{environment.get('PATH', '')}"
     environment["PYTHONPATH"] = str(ROOT)
     return root, environment
+
+
+def _script(path: Path, arguments: str) -> None:
+    """An executable that runs the tests' interpreter with ``arguments`` first."""
+    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" {arguments}"$@"\n')
+    path.chmod(0o755)
 
 
 def test_the_pages_hold_blocks_that_run():

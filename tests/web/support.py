@@ -28,12 +28,16 @@ CHROME_ARGUMENTS = (
 )
 # Reads a table into rows of {data-col: text}; the marker of the selected runtime is left out.
 READ_TABLE = """
-return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map((row) =>
-  Object.fromEntries([...row.querySelectorAll('[data-col]')].map((cell) => {
+const rows = [...document.querySelectorAll(arguments[0] + ' tbody tr:not(.rank-texts)')];
+return rows.map((row) => {
+  const under = row.nextElementSibling;
+  const texts = under && under.matches('.rank-texts') ? under.querySelectorAll('[data-col]') : [];
+  return Object.fromEntries([...row.querySelectorAll('[data-col]'), ...texts].map((cell) => {
     const copy = cell.cloneNode(true);
     copy.querySelectorAll('.marker, .badge').forEach((node) => node.remove());
     return [cell.dataset.col, copy.textContent.replace(/\\s+/g, ' ').trim()];
-  })));
+  }));
+});
 """
 # The same, but a cell of list items reads as the list of their texts.
 READ_TABLE_ITEMS = """

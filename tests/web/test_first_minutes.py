@@ -449,6 +449,28 @@ def test_a_cluster_without_inference_services_says_how_to_rank_a_model(page):
     assert page.console_errors() == []
 
 
+def test_a_model_ranked_in_the_wrong_namespace_says_where_it_is(page):
+    """The form "Rank a model" without a namespace, for a model the catalog holds in
+    llama-demo: the API's hint under its error, and a link that asks there."""
+    page.sign_in("viewer", "#/clusters/prod")
+    page.wait_for("#rank-model-form")
+    page.fill("#rank-model", SEED_MODEL)
+    page.find("#rank-model-form button[type=submit]").click()
+    page.wait_for(".error .error-hint")
+    status, answer = page.api("GET", f"/v1/clusters/prod/rank?model={SEED_MODEL}")
+    assert status == 404
+    hint = "not in namespace default; found in llama-demo"
+    assert page.text(".error .error-hint") == answer["error"]["hint"] == hint
+    assert page.text("#model-elsewhere") == "Rank it in llama-demo"
+    page.find("#model-elsewhere a").click()
+    page.wait_for("#ranking-table")
+    assert page.driver.current_url.endswith(
+        f"#/clusters/prod/rank?model={SEED_MODEL}&namespace=llama-demo"
+    )
+    assert page.text("#selected-name") == "team-llama"
+    assert page.console_errors(api_statuses=(404,)) == []
+
+
 def test_the_clusters_table_fits_a_1280_pixel_window(page, emulated):
     description = "the production cluster of the east region, synced every five minutes"
     body = json.dumps({"description": description, "modelCacheProvider": "oci"}).encode()

@@ -108,7 +108,9 @@ def error_examples(max_runtimes: int) -> dict[str, dict[str, Any]]:
         "ModelNotFound": error(
             "ModelNotFound", "No BaseModel or ClusterBaseModel with the name: llama-3-2-90b"
         ),
-        "Unauthorized": error("Unauthorized", "send Authorization: Bearer <token>"),
+        "Unauthorized": error(
+            "Unauthorized", "no token was sent: send Authorization: Bearer <token>"
+        ),
         "Forbidden": error("Forbidden", "token ci-prod-east may not read cluster staging"),
         "ClusterNotFound": error("ClusterNotFound", "cluster prod-west not found"),
         "ObjectNotFound": error(

@@ -37,6 +37,7 @@ from .catalog_view import (
     find_inference_service,
     find_model,
     model_not_found,
+    namespaces_holding,
     object_key,
     overlaid,
 )
@@ -129,6 +130,7 @@ __all__ = [
     "latest_classes",
     "length_problem",
     "model_not_found",
+    "namespaces_holding",
     "object_key",
     "overlaid",
     "parse_go_int",

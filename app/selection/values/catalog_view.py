@@ -163,6 +163,19 @@ def find_model(
     return ModelLookup(models).find(name, namespace, kind)
 
 
+def namespaces_holding(
+    models: Iterable[Model], name: str, namespace: str | None, kind: str | None = None
+) -> list[str]:
+    """Where else a BaseModel of that name is, sorted, when OME's lookup in ``namespace``
+    (``default`` when none) fails: the namespaces a question by name could ask about instead
+    (none when it asks for the ClusterBaseModel)."""
+    if kind == CLUSTER_BASE_MODEL:
+        return []
+    where = namespace or DEFAULT_NAMESPACE
+    found = {m.namespace for m in models if m.name == name and not m.is_cluster}
+    return sorted(ns for ns in found if ns is not None and ns != where)
+
+
 def find_inference_service(
     services: Iterable[InferenceService], namespace: str, name: str
 ) -> InferenceService | None:

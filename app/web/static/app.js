@@ -82,7 +82,7 @@ const HELP = {
   403: "This token may not read that cluster: use a token whose read list names it.",
 };
 
-function ErrorBox({ error, status }) {
+function ErrorBox({ error, status, children }) {
   const fields =
     error.fields && typeof error.fields === "object" ? Object.entries(error.fields) : [];
   const excluded =
@@ -108,6 +108,7 @@ function ErrorBox({ error, status }) {
         </ul>`
       : null}
     ${error.hint ? html`<p class="error-hint">${error.hint}</p>` : null}
+    ${children}
     ${HELP[status] ? html`<p class="error-help">${HELP[status]}</p>` : null}
   </div>`;
 }
@@ -156,7 +157,8 @@ function Ignored({ items }) {
   </section>`;
 }
 
-// Runs one request when mounted and shows its answer (through `show`) or its error.
+// Runs one request when mounted and shows its answer (through `show`) or its error, followed
+// by what `after(error)` adds to it.
 class Fetch extends Component {
   state = { result: null };
 
@@ -180,7 +182,9 @@ class Fetch extends Component {
       return html`<p class="status" role="status">Loading ${label}…</p>`;
     }
     if (!result.ok) {
-      return html`<${ErrorBox} error=${result.error} status=${result.status} />`;
+      return html`<${ErrorBox} error=${result.error} status=${result.status}>
+        ${this.props.after ? this.props.after(result.error) : null}
+      <//>`;
     }
     return show(result.data);
   }
@@ -188,19 +192,50 @@ class Fetch extends Component {
 
 // --- the ranking (shared by a cluster's ranking and "try it") ----------------------------------
 
+// The short columns of a runtime's row; its long texts (REASON, TO COME FIRST, WAY OUT) go on
+// a line of their own under it, as wide as the table's box, so that at 1 280 pixels no column
+// is out of view and no word is cut to make a column fit.
 const RANK_COLUMNS = [
   ["runtime", "RUNTIME"],
   ["scope", "SCOPE"],
   ["compatible", "COMPATIBLE"],
   ["priority", "PRIORITY"],
   ["weight", "WEIGHT"],
-  ["reason", "REASON"],
   ["score", "SCORE"],
   ["distance", "DISTANCE"],
   ["order", "WHY HERE"],
+];
+const RANK_TEXTS = [
+  ["reason", "REASON"],
   ["to-win", "TO COME FIRST"],
   ["way-out", "WAY OUT"],
 ];
+
+// A long text that may wrap after punctuation (`:`, `/`, `,`, `=`, `.`) as well as at spaces,
+// never inside a run of letters and digits: `'mt:safetensors:1.0.0:LlamaForCausalLM'` fits a
+// narrow window without a word cut in two. The text itself is unchanged (<wbr> has none).
+function Breakable({ text }) {
+  const pieces = text.split(/(?<=[:/,=.])(?=[^\s])/);
+  return pieces.map((piece, index) => html`${index ? html`<wbr />` : null}${piece}`);
+}
+
+// The line under a runtime's row: each of its long texts that says something (the others are
+// there, hidden, as "-"); none at all when none does.
+function RankTexts({ row, texts }) {
+  const shown = RANK_TEXTS.filter(([key]) => texts[key] !== "-");
+  return html`<tr class=${`rank-texts${shown.length ? "" : " empty"}`} data-texts-of=${row.name}>
+    <td colspan=${RANK_COLUMNS.length}>
+      <dl class="rank-texts-list">
+        ${RANK_TEXTS.map(
+          ([key, title]) => html`<div class=${texts[key] === "-" ? "none" : ""}>
+            <dt>${title}</dt>
+            <dd data-col=${key}><${Breakable} text=${texts[key]} /></dd>
+          </div>`,
+        )}
+      </dl>
+    </td>
+  </tr>`;
+}
 
 // The size distance as sizes are written (69B): an abbreviation of the exact number, which is
 // its title (the tooltip).
@@ -378,8 +413,9 @@ function Ranking({ answer, entries }) {
       <table id="ranking-table" class="ranking-table">
         <caption>
           Every candidate runtime in OME's order${selected ? "; the selected one is marked" : ""}.
-          WHY HERE: the rule that put a runtime below the one above it. WAY OUT: the changes to
-          a runtime that does not qualify that would make it qualify.
+          WHY HERE: the rule that put a runtime below the one above it. Under a runtime, REASON:
+          why it does not qualify; TO COME FIRST: what would put it first; WAY OUT: the changes
+          to a runtime that does not qualify that would make it qualify.
         </caption>
         <thead>
           <tr>
@@ -389,21 +425,24 @@ function Ranking({ answer, entries }) {
         <tbody>
           ${answer.runtimes.map((row, index) => {
             const chosen = isSelected(row, selected);
+            const texts = {
+              reason: cell(row.reason),
+              "to-win": toWinText(row, answer, entries),
+              "way-out": wayOutText(row, entries),
+            };
             return html`<tr class=${chosen ? "selected" : ""} data-runtime=${row.name}>
-              <th scope="row" data-col="runtime">
-                ${row.name}${chosen ? html`<span class="marker" aria-label="selected"> ✓</span>` : null}
-              </th>
-              <td data-col="scope">${cell(row.scope)}</td>
-              <td data-col="compatible" class=${row.compatible ? "yes" : "no"}>${cell(row.compatible)}</td>
-              <td data-col="priority">${cell(row.priority)}</td>
-              <td data-col="weight">${cell(row.weight)}</td>
-              <td data-col="reason" class="text">${cell(row.reason)}</td>
-              <td data-col="score">${cell(row.score)}</td>
-              <${DistanceCell} value=${row.distance} />
-              <td data-col="order">${decidedByText(row, index > 0 ? answer.runtimes[index - 1] : null)}</td>
-              <td data-col="to-win" class="text">${toWinText(row, answer, entries)}</td>
-              <td data-col="way-out" class="text">${wayOutText(row, entries)}</td>
-            </tr>`;
+                <th scope="row" data-col="runtime">
+                  ${row.name}${chosen ? html`<span class="marker" aria-label="selected"> ✓</span>` : null}
+                </th>
+                <td data-col="scope">${cell(row.scope)}</td>
+                <td data-col="compatible" class=${row.compatible ? "yes" : "no"}>${cell(row.compatible)}</td>
+                <td data-col="priority">${cell(row.priority)}</td>
+                <td data-col="weight">${cell(row.weight)}</td>
+                <td data-col="score">${cell(row.score)}</td>
+                <${DistanceCell} value=${row.distance} />
+                <td data-col="order">${decidedByText(row, index > 0 ? answer.runtimes[index - 1] : null)}</td>
+              </tr>
+              <${RankTexts} row=${row} texts=${texts} />`;
           })}
         </tbody>
       </table>
@@ -773,6 +812,22 @@ async function storedEntries(cluster, answer) {
   return entries;
 }
 
+// A model asked by name that the catalog holds in other namespaces (the 404's `namespaces`):
+// the same question asked there, one link each.
+function Elsewhere({ cluster, question, error }) {
+  if (error.code !== "ModelNotFound" || !Array.isArray(error.namespaces) || !question.model) {
+    return null;
+  }
+  return html`<p class="error-elsewhere" id="model-elsewhere">
+    Rank it in${" "}
+    ${error.namespaces.map(
+      (namespace, index) => html`${index ? ", " : ""}<a href=${rankHash(cluster, { ...question, namespace })}
+        >${namespace}</a
+      >`,
+    )}
+  </p>`;
+}
+
 function RankView({ cluster, params }) {
   const question = {
     inferenceService: params.get("inferenceService") || "",
@@ -803,6 +858,7 @@ function RankView({ cluster, params }) {
         return { ...ranked, data: { answer: ranked.data, entries } };
       }}
       show=${({ answer, entries }) => html`<${Ranking} answer=${answer} entries=${entries} />`}
+      after=${(error) => html`<${Elsewhere} cluster=${cluster} question=${question} error=${error} />`}
     />
   </section>`;
 }
