@@ -214,7 +214,8 @@ def _resolve(
                 isvc,
                 ome_version=context.ome_version,
                 model_cache_provider=context.model_cache_provider,
-            )
+            ),
+            outcome_only=True,  # the webhook's answer, never the table
         )
     error = ranking.error
     if isvc.runtime_name:

@@ -183,6 +183,19 @@ class RuntimeChecks:
                 return Support(reason, CHECK_SIZE, first)
         return Support(None, None, first)
 
+    def may_qualify(self, runtime: Runtime) -> bool:
+        """What every compatible row holds (``row``'s checks 1–4 and the autoSelect check, without
+        their reasons): False only for a runtime ``row`` finds incompatible."""
+        if runtime.is_disabled or not supports_accelerators(runtime, self.accelerators):
+            return False
+        if deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode) is not None:
+            return False
+        entries = runtime.entries
+        if not any(entry.auto_select is True for entry in entries):
+            return False
+        matches = self.entries.matches
+        return any(matches(entry) for entry in entries)
+
     def score(self, runtime: Runtime) -> int:
         """rules §4: best entry score over entries not opted out with autoSelect=false."""
         best = 0

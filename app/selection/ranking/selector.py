@@ -174,8 +174,39 @@ def _ignored_order(item: IgnoredObject) -> tuple[bytes, bytes, bytes]:
     return text_key(item.namespace), text_key(item.name), text_key(item.kind)
 
 
-def rank_runtimes(request: RankRequest) -> Ranking:
-    """The whole answer of ``/v1/rank`` for a validated request."""
+def _checked_rows(
+    checks: RuntimeChecks,
+    candidates: list[Runtime],
+    outcome_only: bool,
+    isvc: InferenceService | None,
+) -> list[RuntimeRow]:
+    """Every candidate's row; with ``outcome_only``, the compatible ones' (all of them when none
+    is and the question is OME's auto-selection, whose refusal names every excluded runtime)."""
+    if not outcome_only:
+        return [checks.row(runtime) for runtime in checked(candidates, every=RUNTIMES_PER_CHECK)]
+    rows: list[RuntimeRow] = []
+    others: list[Runtime] = []
+    for runtime in checked(candidates, every=RUNTIMES_PER_CHECK):
+        if checks.may_qualify(runtime):
+            rows.append(checks.row(runtime))
+        else:
+            others.append(runtime)
+    explicit = isvc is not None and isvc.runtime_name is not None
+    if not explicit and not any(row.compatible for row in rows):
+        rows += [checks.row(runtime) for runtime in checked(others, every=RUNTIMES_PER_CHECK)]
+    else:
+        rows = [row for row in rows if row.compatible]
+    return rows
+
+
+def rank_runtimes(request: RankRequest, *, outcome_only: bool = False) -> Ranking:
+    """The whole answer of ``/v1/rank`` for a validated request.
+
+    ``outcome_only`` (admission, which reads what OME answers, never the table): the rows are
+    the compatible runtimes' alone, found by checking first what every compatible row needs
+    (``RuntimeChecks.may_qualify``); when none is, every row, since OME's no-runtime text lists
+    each excluded runtime's reason. The selection, message, warnings and error are the same as
+    without it (tests/selection/ranking/test_outcome_only.py)."""
     model = request.model
     namespace = target_namespace(request)
     runtimes, repeated = latest_runtimes(request.runtimes, namespace)
@@ -213,18 +244,14 @@ def rank_runtimes(request: RankRequest) -> Ranking:
         )
 
     checks = RuntimeChecks(request)
-    rows = tuple(
-        order_rows(
-            [checks.row(runtime) for runtime in checked(candidates, every=RUNTIMES_PER_CHECK)]
-        )
-    )
+    isvc = request.inference_service
+    rows = tuple(order_rows(_checked_rows(checks, candidates, outcome_only, isvc)))
     warnings += size_warnings(model, candidates)
     unused = unused_size_range_warning(model, rows)
     if unused is not None:
         warnings.append(unused)
     notes: list[str] = []
     error = None
-    isvc = request.inference_service
     if isvc is not None and isvc.runtime_name is not None:
         notes.append(NOTE_EXPLICIT)
         choice = explicit_choice(checks, isvc, namespace, candidates, request.ome_version)
