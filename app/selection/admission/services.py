@@ -20,6 +20,7 @@ from ..ranking import (
     KIND_AND_INHERITANCE_SINCE,
     Question,
     Ranking,
+    RuntimeSet,
     SelectionErrorCode,
     lookup_order,
     question_of,
@@ -57,6 +58,13 @@ class SharedAnswers:
 
     rankings: dict[Question, Ranking] = field(default_factory=dict)
     refusals: dict[Question, str] = field(default_factory=dict)
+    # The runtimes' facts every question shares, made on the first ranking.
+    shared_runtimes: list[RuntimeSet] = field(default_factory=list)
+
+    def runtime_set(self, runtimes: tuple[Runtime, ...]) -> RuntimeSet:
+        if not self.shared_runtimes or self.shared_runtimes[0].runtimes is not runtimes:
+            self.shared_runtimes[:] = [RuntimeSet(runtimes)]
+        return self.shared_runtimes[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +224,7 @@ def _resolve(
                 model_cache_provider=context.model_cache_provider,
             ),
             outcome_only=True,  # the webhook's answer, never the table
+            shared=answers.runtime_set(context.runtimes),
         )
     error = ranking.error
     if isvc.runtime_name:

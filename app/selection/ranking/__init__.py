@@ -61,16 +61,9 @@ from .ranked import (
     name_scope_key,
     text_key,
 )
+from .runtime_sets import RuntimeSet, is_candidate, latest_runtimes, runtime_identity
 from .selection_errors import SelectionErrorCode
-from .selector import (
-    Question,
-    is_candidate,
-    latest_runtimes,
-    question_of,
-    rank_runtimes,
-    runtime_identity,
-    target_namespace,
-)
+from .selector import Question, question_of, rank_runtimes, target_namespace
 from .warnings import repeat_warnings
 
 __all__ = [
@@ -110,6 +103,7 @@ __all__ = [
     "Ranking",
     "RuntimeChecks",
     "RuntimeRow",
+    "RuntimeSet",
     "Selection",
     "SelectionErrorCode",
     "compatible_score",

@@ -13,7 +13,6 @@ from ..values import (
     Model,
     OtherObject,
     RankRequest,
-    RepeatedObject,
     Runtime,
     checked,
 )
@@ -29,8 +28,9 @@ from .ranked import (
     name_scope_key,
     text_key,
 )
+from .runtime_sets import NamespaceRuntimes, RuntimeSet, namespace_runtimes
 from .selection_errors import SelectionError, SelectionErrorCode
-from .warnings import repeat_warnings, size_warnings, unused_size_range_warning
+from .warnings import model_size_warnings, repeat_warnings, unused_size_range_warning
 
 # A deadline check every 32 runtimes: far enough apart to cost nothing next to their rows, close
 # enough to stop soon (bench/README.md, "The deadline's checks").
@@ -76,43 +76,6 @@ def question_of(model: Model, isvc: InferenceService) -> Question:
         isvc.runtime_name,
         isvc.runtime_kind,
     )
-
-
-def is_candidate(runtime: Runtime, namespace: str) -> bool:
-    return runtime.is_cluster or not runtime.namespace or runtime.namespace == namespace
-
-
-def runtime_identity(runtime: Runtime, namespace: str) -> tuple[str, str, str]:
-    """rules §2: what makes two runtimes of a request one object, the later replacing the
-    earlier: kind, namespace ("" for a ClusterServingRuntime; a ServingRuntime without one is
-    in ``namespace``, the target namespace) and name."""
-    return (
-        runtime.kind,
-        "" if runtime.is_cluster else (runtime.namespace or namespace),
-        runtime.name,
-    )
-
-
-def latest_runtimes(
-    runtimes: tuple[Runtime, ...], namespace: str
-) -> tuple[list[Runtime], list[RepeatedObject]]:
-    """rules §2: one runtime per kind, namespace and name, the last one in the request (as
-    ``kubectl apply -f`` of all of them leaves the cluster), and how often each repeated one
-    appears. A ServingRuntime without a namespace lands in the target namespace. Only the
-    candidates' repeats are reported: copies of a runtime that is not a candidate change
-    nothing, and a warning naming kind and name could not tell namespaces apart."""
-    latest: dict[tuple[str, str, str], Runtime] = {}
-    counts: dict[tuple[str, str, str], int] = {}
-    for runtime in runtimes:
-        key = runtime_identity(runtime, namespace)
-        latest[key] = runtime
-        counts[key] = counts.get(key, 0) + 1
-    repeated = [
-        RepeatedObject(kind, name, count)
-        for (kind, where, name), count in counts.items()
-        if count > 1 and where in ("", namespace)
-    ]
-    return list(latest.values()), repeated
 
 
 def _compare_rows(first: RuntimeRow, second: RuntimeRow) -> int:
@@ -176,18 +139,20 @@ def _ignored_order(item: IgnoredObject) -> tuple[bytes, bytes, bytes]:
 
 def _checked_rows(
     checks: RuntimeChecks,
-    candidates: list[Runtime],
+    facts: NamespaceRuntimes,
     outcome_only: bool,
     isvc: InferenceService | None,
 ) -> list[RuntimeRow]:
     """Every candidate's row; with ``outcome_only``, the compatible ones' (all of them when none
     is and the question is OME's auto-selection, whose refusal names every excluded runtime)."""
+    candidates = facts.candidates
     if not outcome_only:
         return [checks.row(runtime) for runtime in checked(candidates, every=RUNTIMES_PER_CHECK)]
     rows: list[RuntimeRow] = []
     others: list[Runtime] = []
+    may_match = facts.may_match(checks.model)
     for runtime in checked(candidates, every=RUNTIMES_PER_CHECK):
-        if checks.may_qualify(runtime):
+        if id(runtime) in may_match and checks.may_qualify(runtime):
             rows.append(checks.row(runtime))
         else:
             others.append(runtime)
@@ -199,30 +164,26 @@ def _checked_rows(
     return rows
 
 
-def rank_runtimes(request: RankRequest, *, outcome_only: bool = False) -> Ranking:
+def rank_runtimes(
+    request: RankRequest, *, outcome_only: bool = False, shared: RuntimeSet | None = None
+) -> Ranking:
     """The whole answer of ``/v1/rank`` for a validated request.
 
     ``outcome_only`` (admission, which reads what OME answers, never the table): the rows are
     the compatible runtimes' alone, found by checking first what every compatible row needs
-    (``RuntimeChecks.may_qualify``); when none is, every row, since OME's no-runtime text lists
-    each excluded runtime's reason. The selection, message, warnings and error are the same as
-    without it (tests/selection/ranking/test_outcome_only.py)."""
+    (``RuntimeSet``'s ``may_match``, then ``RuntimeChecks.may_qualify``); when none is, every
+    row, since OME's no-runtime text lists each excluded runtime's reason. The selection,
+    message, warnings and error are the same as without it
+    (tests/selection/ranking/test_outcome_only.py). ``shared``: the facts of
+    ``request.runtimes`` that other questions of the same runtimes share."""
     model = request.model
     namespace = target_namespace(request)
-    runtimes, repeated = latest_runtimes(request.runtimes, namespace)
-    candidates: list[Runtime] = []
-    ignored = [_other_ignored(other) for other in request.others]
-    for runtime in runtimes:
-        if is_candidate(runtime, namespace):
-            candidates.append(runtime)
-        else:
-            reason = (
-                f"ServingRuntime in namespace {runtime.namespace}, "
-                f"not in the target namespace {namespace}"
-            )
-            ignored.append(
-                IgnoredObject(runtime.kind, runtime.name, runtime.namespace, runtime.scope, reason)
-            )
+    if shared is not None and shared.runtimes is request.runtimes:
+        facts = shared.in_namespace(namespace)
+    else:
+        facts = namespace_runtimes(request.runtimes, namespace)
+    candidates = facts.candidates
+    ignored = [_other_ignored(other) for other in request.others] + facts.ignored
     ignored.sort(key=_ignored_order)
     common: _Common = {
         "model": model,
@@ -230,7 +191,7 @@ def rank_runtimes(request: RankRequest, *, outcome_only: bool = False) -> Rankin
         "ome_version": request.ome_version,
         "ignored": tuple(ignored),
     }
-    warnings = repeat_warnings([*request.repeated, *repeated])
+    warnings = repeat_warnings([*request.repeated, *facts.repeated])
     if not model.is_ready:
         # rules §15: OME refuses the model before it looks at any runtime.
         return Ranking(
@@ -245,8 +206,8 @@ def rank_runtimes(request: RankRequest, *, outcome_only: bool = False) -> Rankin
 
     checks = RuntimeChecks(request)
     isvc = request.inference_service
-    rows = tuple(order_rows(_checked_rows(checks, candidates, outcome_only, isvc)))
-    warnings += size_warnings(model, candidates)
+    rows = tuple(order_rows(_checked_rows(checks, facts, outcome_only, isvc)))
+    warnings += model_size_warnings(model) + facts.size_warnings
     unused = unused_size_range_warning(model, rows)
     if unused is not None:
         warnings.append(unused)

@@ -33,11 +33,20 @@ def _size_warning(kind: str, name: str, field: str, raw: str) -> str | None:
 def size_warnings(model: Model, runtimes: list[Runtime]) -> list[str]:
     """Size warnings for the model and the candidate runtimes, in canonical order
     (model first, then ServingRuntimes, then ClusterServingRuntimes, by name)."""
+    return model_size_warnings(model) + runtime_size_warnings(runtimes)
+
+
+def model_size_warnings(model: Model) -> list[str]:
+    if model.parameter_size is None:
+        return []
+    text = _size_warning(model.kind, model.name, "spec.modelParameterSize", model.parameter_size)
+    return [] if text is None else [text]
+
+
+def runtime_size_warnings(runtimes: list[Runtime]) -> list[str]:
+    """The runtimes' part of ``size_warnings``: ServingRuntimes, then ClusterServingRuntimes,
+    by name."""
     found = []
-    if model.parameter_size is not None:
-        found.append(
-            _size_warning(model.kind, model.name, "spec.modelParameterSize", model.parameter_size)
-        )
     ordered = sorted(runtimes, key=lambda r: (r.is_cluster, _bytes(r.name)))
     for runtime in ordered:
         bounds = runtime.size_range
@@ -45,10 +54,12 @@ def size_warnings(model: Model, runtimes: list[Runtime]) -> list[str]:
             continue
         for field, raw in (("min", bounds.min), ("max", bounds.max)):
             if raw is not None:
-                found.append(
-                    _size_warning(runtime.kind, runtime.name, f"spec.modelSizeRange.{field}", raw)
+                text = _size_warning(
+                    runtime.kind, runtime.name, f"spec.modelSizeRange.{field}", raw
                 )
-    return [text for text in found if text is not None]
+                if text is not None:
+                    found.append(text)
+    return found
 
 
 def repeat_warnings(repeated: list[RepeatedObject]) -> list[str]:

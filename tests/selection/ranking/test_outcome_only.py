@@ -4,11 +4,13 @@ request; only the table is left out, and kept whole where OME's refusal lists it
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.schemas.requests import load_rank_request
-from app.selection.ranking import rank_runtimes
+from app.selection.ranking import RuntimeSet, rank_runtimes
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 from tests.selection.builders import requests
 
@@ -75,6 +77,11 @@ def test_the_outcome_is_the_full_rankings(body, data):
     full = rank_runtimes(request)
     fast = rank_runtimes(request, outcome_only=True)
     assert outcome(fast) == outcome(full)
+    # The same, with the runtimes' facts shared by an earlier question of another namespace.
+    shared = RuntimeSet(request.runtimes)
+    rank_runtimes(replace(request, namespace="elsewhere"), shared=shared)
+    assert outcome(rank_runtimes(request, outcome_only=True, shared=shared)) == outcome(full)
+    assert rank_runtimes(request, shared=shared) == full
     compatible = tuple(row for row in full.rows if row.compatible)
     explicit = "runtime" in body.get("inferenceService", {}).get("spec", {})
     if compatible or explicit:

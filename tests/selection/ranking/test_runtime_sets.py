@@ -1,0 +1,55 @@
+"""``app/selection/ranking/runtime_sets.py``: the facts of one set of runtimes that every
+question of a namespace shares, worked out once."""
+
+from __future__ import annotations
+
+from app.schemas.requests import load_rank_request
+from app.selection.ranking.runtime_sets import RuntimeSet, model_match_key
+from tests.builders import entry, model_doc, rank_body, runtime_doc, serving_runtime
+
+
+def request_of(*runtimes):
+    return load_rank_request(rank_body(model_doc(), *runtimes), {})
+
+
+def test_only_runtimes_with_an_entry_of_the_models_key_and_auto_select_may_match():
+    request = request_of(
+        runtime_doc("fits", entry()),
+        runtime_doc("other-arch", entry(architecture="Other")),
+        runtime_doc("no-auto", entry(auto_select=False)),
+        runtime_doc(
+            "no-auto-at-all", entry(format_name="onnx", auto_select=False), entry(auto_select=None)
+        ),
+        runtime_doc("another-entry-auto", entry(format_name="onnx"), entry(auto_select=None)),
+    )
+    facts = RuntimeSet(request.runtimes).in_namespace("demo")
+    names = {id(r): r.name for r in request.runtimes}
+    assert sorted(names[i] for i in facts.may_match(request.model)) == [
+        "another-entry-auto",
+        "fits",
+    ]
+    key = model_match_key(request.model)
+    assert key == ("safetensors", "LlamaForCausalLM", None, "transformers")
+
+
+def test_each_namespace_sees_its_own_candidates_once():
+    request = request_of(
+        runtime_doc("shared", entry()),
+        serving_runtime("team", entry(), namespace="demo"),
+        serving_runtime("theirs", entry(), namespace="other"),
+    )
+    shared = RuntimeSet(request.runtimes)
+    demo = shared.in_namespace("demo")
+    assert [r.name for r in demo.candidates] == ["shared", "team"]
+    assert [item.name for item in demo.ignored] == ["theirs"]
+    assert shared.in_namespace("demo") is demo  # worked out once
+    assert [r.name for r in shared.in_namespace("other").candidates] == ["shared", "theirs"]
+
+
+def test_the_candidates_size_warnings_are_kept_with_them():
+    odd = runtime_doc("odd", entry())
+    odd["spec"]["modelSizeRange"] = {"min": "7b", "max": "8B"}
+    facts = RuntimeSet(request_of(odd).runtimes).in_namespace("demo")
+    assert facts.size_warnings == [
+        'ClusterServingRuntime odd: spec.modelSizeRange.min "7b" is read by OME as 0 parameters'
+    ]
