@@ -5,9 +5,10 @@ least any JSON service must do with those bytes. The cold request is sent with
 ``Cache-Control: no-cache`` (SPEC §16: skip the reads, still store the answer), so it does
 everything a cache miss does except two lookups, on the in-process cache backend, so that the
 figure does not depend on Redis. Its stages are timed directly, in the same rounds:
-decoding (``decode_json_body``), validation (``load_rank_request``), ranking (``rank_and_place``),
-rendering (``ranking_body`` + ``to_json``), and the cache's own work on a miss (both keys, the
-compressed frame); the rest of the request (Flask, routing, observability) is the remainder.
+decoding (``decode_json_body``), validation (``load_rank_request``), ranking (``rank_and_place``,
+with the advice the JSON answer shows), rendering (``ranking_body`` + ``to_json``), and the
+cache's own work on a miss (both keys, the compressed frame); the rest of the request (Flask,
+routing, observability) is the remainder.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class StagedRequest:
         t1 = clock()
         request = load_rank_request(body, {})
         t2 = clock()
-        prediction = rank_and_place(request)
+        prediction = rank_and_place(request, with_advice=True)
         t3 = clock()
         answer = to_json(ranking_body(prediction))
         t4 = clock()

@@ -103,7 +103,7 @@ def _stage_peaks(raw: bytes) -> dict[str, int]:
     gc.collect()
     peaks["validated_live"] = tracemalloc.get_traced_memory()[0]
     tracemalloc.reset_peak()
-    prediction = rank_and_place(request)
+    prediction = rank_and_place(request, with_advice=True)
     peaks["rank_peak"] = tracemalloc.get_traced_memory()[1]
     tracemalloc.reset_peak()
     to_json(ranking_body(prediction))

@@ -27,7 +27,8 @@ SIZES = (1_000, 10_000)
 
 
 def answer_of(runtimes: int) -> dict:
-    return ranking_body(rank_and_place(load_rank_request(rank_request_body(runtimes), {})))
+    request = load_rank_request(rank_request_body(runtimes), {})
+    return ranking_body(rank_and_place(request, with_advice=True))
 
 
 def measure(sizes: tuple[int, ...], budget: Budget) -> Table:

@@ -78,9 +78,9 @@ _auth_mode, _tokens_file = access_settings()  # underscored: gunicorn reads no s
 # sharing the load evenly) do not all recycle at once and leave none to accept while they boot.
 # A recycled worker answers the last requests of its connections with Connection: close and
 # exits once its clients have closed them (app/worker/): no client sees a reset. Rarely: a new
-# worker spends about a second of CPU starting and recomputes every answer it is asked (without
-# Redis its cache starts empty), and a poll is a fraction of a millisecond, so 10 000 requests
-# were some ten seconds of a busy worker's life (bench/README.md, round 4).
+# worker pays for its start and recomputes every answer it is asked (without Redis its cache
+# starts empty), and a poll costs little, so 10 000 requests were a short life for a busy worker
+# (bench/README.md § "Figures behind the code").
 max_requests = env_int("OME_RANKER_MAX_REQUESTS", 100_000, 0)
 max_requests_jitter = env_int("OME_RANKER_MAX_REQUESTS_JITTER", 10_000, 0)
 # The application logs one structured line per request; gunicorn's access log is off.

@@ -11,7 +11,6 @@ under ``CI=true``, where it fails them.
 from __future__ import annotations
 
 import itertools
-import logging
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -39,6 +38,9 @@ from tests.waiting import wait_for
 settings.register_profile("ci", deadline=None, max_examples=100)
 settings.register_profile("dev", deadline=None, max_examples=20)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# service_log_state: every test finds the service's loggers enabled, at the levels found.
+pytest_plugins = ("tests.service_logs",)
 
 REDIS_TEST_DB = 13
 GENEROUS_REDIS_TIMEOUT = 5.0
@@ -96,16 +98,6 @@ def delete_keys(client: redis.Redis, prefix: str) -> None:
             batch.clear()
     if batch:
         client.unlink(*batch)
-
-
-@pytest.fixture(autouse=True)
-def service_log_level() -> Iterator[None]:
-    """Each test starts with the service's loggers at the level it found: an app made with another
-    ``LOG_LEVEL`` sets the "app" logger's level process-wide, which would hide later tests' logs."""
-    logger = logging.getLogger("app")
-    level = logger.level
-    yield
-    logger.setLevel(level)
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,13 @@ from app.http.limits import check_rankings, check_runtimes
 from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, accelerator_classes_known, check_query
 from app.http.rank_request import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
-from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
+from app.rendering.payloads import (
+    OUTPUT_JSON,
+    Answer,
+    rank_answer,
+    select_answer,
+    shows_advice,
+)
 from app.schemas.catalog_answers import SelectionsSchema
 from app.schemas.document_schemas import MODEL_KINDS
 from app.schemas.rank_answers import (
@@ -169,7 +175,9 @@ def _by_name(
 
     def compute(documents: CatalogDocuments) -> Answer:
         check_runtimes(len(documents.runtimes))
-        return render(compute_ranking(_rank_request_by_name(documents)), output)
+        rank_request = _rank_request_by_name(documents)
+        advised = shows_advice(by_name.name, output)
+        return render(compute_ranking(rank_request, with_advice=advised), output)
 
     response = catalog_answer(cluster, by_name.question(output, request.args), compute)
     if by_name.vary is not None:
@@ -223,7 +231,8 @@ def _overlaid(cluster: str, endpoint: str, output: str, render) -> Response:
     ]
 
     def compute(documents: CatalogDocuments) -> Answer:
-        return render(compute_ranking(_overlay_request(documents, raw)))
+        advised = shows_advice(endpoint, output)
+        return render(compute_ranking(_overlay_request(documents, raw), with_advice=advised))
 
     return catalog_answer(cluster, question, compute)
 

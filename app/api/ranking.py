@@ -26,7 +26,7 @@ from app.http.described import (
 from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, check_query
 from app.http.rank_request import compute_ranking, load_request
 from app.http.respond import wanted_output
-from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer
+from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer, shows_advice
 from app.schemas.rank_answers import RankRequestSchema, RankResponseSchema, SelectResponseSchema
 from app.selection.prediction import Prediction
 
@@ -88,7 +88,8 @@ def cached_answer(endpoint: str, output: str, render: Callable[[Prediction], Ans
     def canonical() -> tuple[str, Callable[[], Answer]]:
         rank_request = load_request(raw)
         ranking_key = keys.ranking_key(session.cache.prefix, rank_request, endpoint, output)
-        return ranking_key, lambda: render(compute_ranking(rank_request))
+        advised = shows_advice(endpoint, output)
+        return ranking_key, lambda: render(compute_ranking(rank_request, with_advice=advised))
 
     return cached.response(session, cached.answer_in_two(session, request_key, canonical))
 

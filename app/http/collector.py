@@ -36,8 +36,8 @@ from typing import Any
 # alive since its last pass: several times what the largest ranking holds at its peak, so that
 # only requests in flight together, or kept cycles, reach it.
 MAX_PAUSED_OBJECTS = 2_000_000
-# After an error answer: a refused body of this many objects is worth a pass (a pass costs a few
-# tens of nanoseconds an object; a small refused body keeps little).
+# After an error answer: a refused body of this many objects is worth a pass (a pass costs little
+# per object, bench/README.md § "Figures behind the code"; a small refused body keeps little).
 ERROR_PASS_OBJECTS = 100_000
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]

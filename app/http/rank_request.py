@@ -49,10 +49,11 @@ def check_counts(body: dict) -> None:
             )
 
 
-def compute_ranking(rank_request: RankRequest) -> Prediction:
-    """Rank (advise and place) a validated request, timed for the metrics."""
+def compute_ranking(rank_request: RankRequest, *, with_advice: bool) -> Prediction:
+    """Rank and place a validated request, and advise on the ranking for an answer that shows
+    the advice (``app.rendering.payloads.shows_advice``), timed for the metrics."""
     started = time.perf_counter()
-    prediction = rank_and_place(rank_request)
+    prediction = rank_and_place(rank_request, with_advice=with_advice)
     seen = record.this_request()
     seen.selection_seconds = time.perf_counter() - started
     deadline.check()  # before anything is rendered or stored

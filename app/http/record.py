@@ -25,7 +25,7 @@ class RequestRecord:
     started: float = field(default_factory=time.perf_counter)
     cache_result: str | None = None  # hit | miss | bypass, when the answer went through the cache
     runtime_count: int | None = None  # runtimes of a validated ranking request
-    selection_seconds: float | None = None  # time spent ranking
+    selection_seconds: float | None = None  # time spent in the rules (advice included)
     ranking: Ranking | None = None  # for the "Selected runtime" log line
     error_code: str | None = None  # the code of the error answered, if any
     token_name: str | None = None  # the caller's token, never its secret

@@ -60,19 +60,19 @@ def json_depth(raw: bytes) -> int:
     (a bracket-free string, or two strings with no bracket between them: either way the other
     quotes keep their parity), drop the quoted runs left: what remains are the brackets outside
     strings, and their running +1/-1 sum is the depth. '"' and '\\' never occur inside multi-byte
-    UTF-8 sequences, so bytes are exact. Why not walk the decoded tree: on 5 MB bodies (json.loads
-    35-47 ms) the walk took 18-25 ms for runtime documents and 170-530 ms for ``[0,0,..]`` or
-    ``[[],[],..]``; this scan 7-8 ms, 22 ms with escaped JSON in annotations, 3-80 ms on the
-    degenerate ones. The decoder's RecursionError alone cannot enforce 200: it fires near 1000.
+    UTF-8 sequences, so bytes are exact. Why not walk the decoded tree: the walk cost over twice
+    this scan on runtime documents, and more than the decoding itself on ``[0,0,..]`` or
+    ``[[],[],..]`` (see bench/README.md § "Figures behind the code"). The decoder's
+    RecursionError alone cannot enforce 200: it fires near 1000.
     """
-    if b"\\" in raw:  # a memchr: most bodies have no escapes, and each replace costs ~4 ms
+    if b"\\" in raw:  # a memchr: most bodies have no escapes, and each replace is a whole pass
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     brackets = _QUOTED.sub(b"", raw.translate(None, _NOT_QUOTE_OR_BRACKET).replace(b'""', b""))
     # The brackets nest properly (valid JSON), so their kind does not matter: as `[` and `]`
     # only, each replace of `[]` takes out every innermost pair, and a body of depth d is empty
     # after d of them. Manifests are ~10 deep: ten C-level passes instead of a running sum over
-    # every bracket (5 ms for 2 MB). Past _REPLACE_PASSES, the running sum finishes what is
-    # left, which is that much shallower.
+    # every bracket in Python (see bench/README.md § "Figures behind the code"). Past
+    # _REPLACE_PASSES, the running sum finishes what is left, which is that much shallower.
     brackets = brackets.translate(_SQUARE)
     for passes in range(_REPLACE_PASSES):
         if not brackets:

@@ -50,7 +50,7 @@ from .yaml_bounds import (
     stream_too_large,
 )
 
-try:  # libyaml scans and parses in C (5x faster); composing stays in Python, see _Composer
+try:  # libyaml scans and parses in C (much faster); composing stays in Python, see _Composer
     from yaml._yaml import CParser as _EventParser
 except ImportError:  # pragma: no cover - PyYAML without libyaml: the same stages in Python
     from yaml.parser import Parser
@@ -63,7 +63,9 @@ except ImportError:  # pragma: no cover - PyYAML without libyaml: the same stage
             Parser.__init__(self)
 
 
-NODES_PER_CHECK = 256  # PyYAML composes a node in ~3 us: a deadline check every ~1 ms
+# A node is cheap to compose: a deadline check every 256 keeps the checks a small share of the
+# work and the stop near the deadline (bench/README.md § "Figures behind the code").
+NODES_PER_CHECK = 256
 
 
 def _at(mark: Any) -> str:

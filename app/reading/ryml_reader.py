@@ -45,7 +45,7 @@ class _Fallback(Exception):
     """The fast path cannot vouch for its result: load the stream with the PyYAML path."""
 
 
-# Deleting the printable ASCII bytes leaves what needs a look (C-level, ~1 ms per 2.6 MB): ASCII
+# Deleting the printable ASCII bytes leaves what needs a look (one C-level pass): ASCII
 # control characters, which PyYAML's reader refuses and ryml takes, and non-ASCII characters,
 # among which PyYAML's non-printable ones, the line breaks YAML 1.1 has and YAML 1.2 has not
 # (NEL, LS, PS) and a byte-order mark past the start.
@@ -71,9 +71,10 @@ def _token_start(char: bytes, after: bytes, then: bytes = b"") -> tuple[bytes, r
 
 # What follows the opening quote of a quoted scalar that ends on its line, through its closing
 # quote. Each is the loop `(?:[^"\\\n]|\\.)*"` (`(?:[^'\n]|'')*'`) unrolled: a run of plain
-# characters at a time rather than an alternation per character (1.1 -> 0.6 ms over OME's
-# runtimes). Where a double-quoted one ends is certain (a backslash always takes the character
-# after it), so nothing is given back; a single-quoted one may end at the first quote of `''`.
+# characters at a time rather than an alternation per character (bench/README.md § "Figures
+# behind the code"). Where a double-quoted one ends is certain (a backslash always takes the
+# character after it), so nothing is given back; a single-quoted one may end at the first quote
+# of `''`.
 # tests/reading/test_yaml_loader.py holds each to its loop.
 _DOUBLE_QUOTED_REST = rb'[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
 _SINGLE_QUOTED_REST = rb"[^'\n]*(?:''[^'\n]*)*'"
@@ -115,7 +116,7 @@ _DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
 # which keeps the quotes for the quote-then-bracket rules. One alternation of disjoint first
 # characters per quote style, no nested repetition: linear. The quote comes first and the
 # lookbehind after it, so that the search runs at memchr speed (a lookbehind first is tried at
-# every byte: 20 ms a pass over OME's 208 runtimes).
+# every byte; bench/README.md § "Figures behind the code").
 _QUOTED_TOKENS = (
     (re.compile(rb'"(?<![^\s,\[{-]")' + _DOUBLE_QUOTED_REST), b'""'),
     (re.compile(rb"'(?<![^\s,\[{-]')" + _SINGLE_QUOTED_REST), b"''"),
@@ -237,10 +238,10 @@ def _unsure(raw: bytes, scanned: _Scanned | None = None) -> bool:
 # that are numbers (their JSON spelling may differ from their text: `1.50:` -> "1.5") and the
 # empty key ('' or a null key). (An alias, which ryml writes `*a` -> "*a", is found in its tree.)
 # The lookahead rejects most strings at their first character, the alternatives are grouped by
-# it (~25% faster than a flat list); each is a fixed prefix and at most two character classes
+# it (cheaper than a flat list); each is a fixed prefix and at most two character classes
 # that cannot both take the same character, with no repeated group: linear, no backtracking
 # blow-up. A match is only a candidate, decided by _is_ambiguous with PyYAML's own resolver
-# (~2 us each; ordinary manifests have none).
+# (ordinary manifests have none).
 _TYPED = [
     rb"y(?:es)|Y(?:es|ES)|n(?:o)|N(?:o|O|ull|ULL)|o(?:n|ff)|O(?:n|N|ff|FF)",  # bool, null
     rb"T(?:rue|RUE)|F(?:alse|ALSE)|~|<<|=",
@@ -313,7 +314,7 @@ def _json_int(text: str) -> int:
 # JSON of what it read, where each follows `[` or `,` (and orjson writes every float with a
 # fraction or an exponent, every integer without): fewer bytes, no indentation to skip. A match
 # inside a string only costs the detour. (Each pattern begins with a literal, the rarer the
-# better, so that the search runs at memchr speed: 2 ms -> 1.2 ms over OME's runtimes.)
+# better, so that the search runs at memchr speed.)
 _BARE_VALUE = re.compile(rb':(?<=":) -?[0-9]+[.eE]')
 _BARE_DOCUMENT = re.compile(rb"-?[0-9]+[.eE]")  # matched at the start only
 _FLOAT_ITEMS = (re.compile(rb",-?[0-9]+[.eE]"), re.compile(rb"\[-?[0-9]+[.eE]"))
@@ -363,7 +364,7 @@ def _emit_json(tree: Any, root: int, size_hint: int) -> bytearray:
 
 
 # ryml builds the whole tree (144 bytes a node) before anything can be counted, and 16 MB of
-# `-\n` would make 8 million nodes (1.2 GB, 6 s). So a body is given to ryml whole only if it
+# `-\n` would make 8 million nodes (1.2 GB). So a body is given to ryml whole only if it
 # cannot hold more than _RYML_NODES nodes: every node begins at a line break, a tab, `-`, `:`, `?`,
 # `,` or as the first entry of a flow collection (`[`, `{`), so counting those bytes gives a
 # ceiling (sizing.yaml_nodes_ceiling). A block entry counts twice there (its `-`, its line
@@ -447,12 +448,12 @@ _MULTILINE_QUOTED = [
     (b'"', re.compile(rb'"(?<![^\s,\[{-]")(?!' + _DOUBLE_QUOTED_REST + rb")")),
     (b"'", re.compile(rb"'(?<![^\s,\[{-]')(?!" + _SINGLE_QUOTED_END + rb")")),
 ]
-# Past this many `!` and `&`, one in 64 bytes or more (OME's 635 manifests hold 2 in 6 MB): a try
-# at each costs up to ~1 us, more than the PyYAML path on such a body (16 MB of `"!`: 3.9 s here,
-# 0.4 s there), so it goes there untried.
+# Past this many `!` and `&`, one in 64 bytes or more (OME's 635 manifests hold 2 in 6 MB): the
+# tries at each cost more than the PyYAML path on such a body (bench/README.md § "Figures behind
+# the code"), so it goes there untried.
 _DENSE_MARKS = 65_536
-# Past this many quotes, pairing them (to see whether that annotation is inside one) costs ~2 us
-# each: a body that seems to hold one goes to the PyYAML path unpaired.
+# Past this many quotes, pairing them (to see whether that annotation is inside one) costs more
+# than the PyYAML path: a body that seems to hold one goes to the PyYAML path unpaired.
 _MANY_QUOTES = 65_536
 
 

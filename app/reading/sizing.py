@@ -6,7 +6,7 @@ that spell them: 16 MiB of ``[{},{},…]`` decode into 5.6 million dicts (~520 M
 flow sequence of ``1,`` into PyYAML nodes at ~300 bytes each. What a body can become is bounded
 by how many values it can hold, and each value needs a byte of structure around it (a comma, a
 colon, a bracket; in YAML also a line break, a dash, a tab or a question mark), so counting
-those bytes bounds the values, at memchr speed (~1 ms a MiB), before anything is decoded.
+those bytes bounds the values, at memchr speed, before anything is decoded.
 
 The figures per value are the most that one costs through a whole request, measured on the
 worst shapes and on real manifests (bench/README.md, "Memory"): a JSON value at most 64 bytes

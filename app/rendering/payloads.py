@@ -62,6 +62,12 @@ def _model_not_ready(ranking: Ranking) -> Answer | None:
     return error_answer(ModelNotReady(error.message, hint=MODEL_NOT_READY_HINT))
 
 
+def shows_advice(endpoint: str, output: str) -> bool:
+    """rules §19: ``/v1/rank``'s JSON and YAML answers (and so the page) show the advice; the
+    explain table and the selection do not, so the rules work it out for the first only."""
+    return endpoint == "rank" and output != OUTPUT_TEXT
+
+
 def rank_answer(prediction: Prediction, output: str) -> Answer:
     """``/v1/rank``'s answer. rules §15: both endpoints refuse a model that is not Ready; OME's
     other errors are a 200 ranking here."""
@@ -69,7 +75,7 @@ def rank_answer(prediction: Prediction, output: str) -> Answer:
     refused = _model_not_ready(ranking)
     if refused is not None:
         return refused
-    if output == OUTPUT_TEXT:  # the table reads the rows alone: no ways out, no JSON body
+    if output == OUTPUT_TEXT:  # the table reads the rows alone: no advice, no JSON body
         return rendered(None, output, lambda: explain_table(ranking))
     return rendered(ranking_body(prediction), output, lambda: explain_table(ranking))
 

@@ -1,13 +1,13 @@
-"""A ``Prediction`` as the bodies of rules §15: the JSON (and YAML) body, the explain table."""
+"""A ``Prediction`` as the bodies of rules §15: the JSON (and YAML) body, the explain table. The
+rules worked out the advice (§19) the JSON body shows; this module only formats it."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from app.selection.advice import NO_ADVICE, RowAdvice, WayOut, exclusion_summary, way_outs
 from app.selection.prediction import Prediction
-from app.selection.ranking import IgnoredObject, Ranking, RuntimeRow
+from app.selection.ranking import IgnoredObject, Ranking
 
 from .encode import text_table
 from .placement_body import placement_body
@@ -20,43 +20,47 @@ def _distance(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def way_out_body(out: WayOut | None) -> list[dict[str, Any]] | None:
-    """A ``No`` row's changes: ``{check, entry, field, change}`` each, a list as a list."""
-    if out is None or out.changes is None:
-        return None
-    return [
-        {
-            "check": change.check,
-            "entry": change.entry,
-            "field": change.field,
-            "change": list(change.value) if isinstance(change.value, tuple) else change.value,
-        }
-        for change in out.changes
-    ]
+def _change_value(value: object) -> object:
+    return list(value) if isinstance(value, tuple) else value  # a list as a list
 
 
-def row_body(
-    row: RuntimeRow, advice: RowAdvice = NO_ADVICE, out: WayOut | None = None
-) -> dict[str, Any]:
-    return {
-        "name": row.name,
-        "scope": row.scope,
-        "compatible": row.compatible,
-        "priority": row.priority,
-        "weight": row.weight,
-        "score": row.score,
-        "distance": _distance(row.distance),
-        "reason": row.reason,
-        "decidedBy": advice.decided_by,
-        "toWin": advice.to_win,
-        "toWinNote": advice.note,
-        "wayOut": way_out_body(out),
-        "wayOutNote": None if out is None else out.note,
-    }
-
-
-def _no_advice(ranking: Ranking) -> tuple[RowAdvice, ...]:
-    return (NO_ADVICE,) * len(ranking.rows)
+def _rows_body(prediction: Prediction) -> list[dict[str, Any]]:
+    """Each row with its advice and, for a ``No`` row, its way out (``{check, entry, field,
+    change}`` each change; null, with ``wayOutNote`` saying why, when no change to the runtime
+    alone makes it qualify)."""
+    advice = prediction.explained()
+    bodies = []
+    for row, shown, out in zip(prediction.ranking.rows, advice.rows, advice.ways_out, strict=True):
+        changes = None if out is None else out.changes
+        way_out = None
+        if changes is not None:
+            way_out = [
+                {
+                    "check": c.check,
+                    "entry": c.entry,
+                    "field": c.field,
+                    "change": _change_value(c.value),
+                }
+                for c in changes
+            ]
+        bodies.append(
+            {
+                "name": row.name,
+                "scope": row.scope,
+                "compatible": row.compatible,
+                "priority": row.priority,
+                "weight": row.weight,
+                "score": row.score,
+                "distance": _distance(row.distance),
+                "reason": row.reason,
+                "decidedBy": shown.decided_by,
+                "toWin": shown.to_win,
+                "toWinNote": shown.note,
+                "wayOut": way_out,
+                "wayOutNote": None if out is None else out.note,
+            }
+        )
+    return bodies
 
 
 def selected_body(ranking: Ranking) -> dict[str, Any] | None:
@@ -75,20 +79,14 @@ def ranking_body(prediction: Prediction) -> dict[str, Any]:
     ranking = prediction.ranking
     model = ranking.model
     model_namespace = None if model.is_cluster else model.namespace or ranking.namespace
-    outs = way_outs(ranking)
     return {
         "model": {"name": model.name, "kind": model.kind, "namespace": model_namespace},
         "namespace": ranking.namespace,
         "omeVersion": ranking.ome_version,
         "selected": selected_body(ranking),
         "message": ranking.message,
-        "summary": exclusion_summary(ranking.rows, outs),
-        "runtimes": [
-            row_body(row, advice, out)
-            for row, advice, out in zip(
-                ranking.rows, prediction.advice or _no_advice(ranking), outs, strict=True
-            )
-        ],
+        "summary": prediction.explained().summary,
+        "runtimes": _rows_body(prediction),
         "ignored": [_ignored(item) for item in ranking.ignored],
         "warnings": list(ranking.warnings),
         "notes": list(ranking.notes),

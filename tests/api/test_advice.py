@@ -1,14 +1,19 @@
 """SPEC §19 on rankings: ``decidedBy`` on every ``Yes`` row, ``toWin``/``toWinNote``; checked by
-applying the advice and ranking again."""
+applying the advice and ranking again; and worked out only for the answers that show it."""
 
 from __future__ import annotations
 
 import copy
 import random
+from itertools import product
 
+import pytest
 import yaml
 from hypothesis import settings
 
+from app.rendering.payloads import OUTPUT_JSON, OUTPUT_TEXT, OUTPUT_YAML, shows_advice
+from app.selection import prediction
+from app.selection.advice import advice_on
 from tests.builders import entry, model_doc, rank_body, runtime_doc, serving_runtime
 from tests.paths import FIXTURES, SEED_YAML
 
@@ -152,3 +157,69 @@ def test_to_win_is_exact_for_int64_weights(client):
     assert client.post("/v1/select", json=body).get_json()["selected"]["name"] == "b"
     body["runtimes"][1]["spec"]["supportedModelFormats"][0]["priority"] = 1000
     assert client.post("/v1/select", json=body).get_json()["selected"]["name"] == "a"
+
+
+@pytest.fixture
+def advised(monkeypatch) -> list[int]:
+    """The rows of each ranking whose advice the rules worked out, one entry per ranking."""
+    rankings: list[int] = []
+
+    def counted(ranking, explicit):
+        rankings.append(len(ranking.rows))
+        return advice_on(ranking, explicit)
+
+    monkeypatch.setattr(prediction, "advice_on", counted)
+    return rankings
+
+
+BY_NAME = "?model=llama&namespace=demo"
+ANSWERS_AND_ADVICE = [
+    # (method, path, Accept, the rows of the ranking advised on: None where the answer does not
+    # show the advice, rules §19). By body: the body's 2 runtimes; by name: the stored 2;
+    # overlaid: both.
+    ("POST", "/v1/rank", "application/json", 2),
+    ("POST", "/v1/rank", "application/yaml", 2),
+    ("POST", "/v1/rank", "text/plain", None),
+    ("POST", "/v1/select", "application/json", None),
+    ("GET", f"/v1/clusters/prod/rank{BY_NAME}", "application/json", 2),
+    ("GET", f"/v1/clusters/prod/rank{BY_NAME}", "application/yaml", 2),
+    ("GET", f"/v1/clusters/prod/rank{BY_NAME}", "text/plain", None),
+    ("GET", f"/v1/clusters/prod/select{BY_NAME}", "application/json", None),
+    ("POST", "/v1/clusters/prod/rank", "application/json", 4),
+    ("POST", "/v1/clusters/prod/rank", "text/plain", None),
+    ("POST", "/v1/clusters/prod/select", "application/json", None),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "accept", "rows"), ANSWERS_AND_ADVICE)
+def test_the_advice_is_worked_out_only_for_the_answers_that_show_it(
+    client, advised, method, path, accept, rows
+):
+    """The ways out cost about what the ranking does: the explain table and the selections (by
+    body, by name, overlaid) never pay for them."""
+    stored = rank_body(model_doc(), runtime_doc("on"), runtime_doc("off", disabled=True))
+    assert client.put("/v1/clusters/prod").status_code == 201
+    objects = [stored["model"], *stored["runtimes"]]
+    assert client.put("/v1/clusters/prod/objects", json=objects).status_code == 200
+    body = rank_body(
+        model_doc(), runtime_doc("given"), runtime_doc("given-onnx", entry(format_name="onnx"))
+    )
+    answer = client.open(
+        path,
+        method=method,
+        json=body if method == "POST" else None,
+        headers={"Accept": accept},
+    )
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert advised == ([] if rows is None else [rows])
+    if rows is not None and accept == "application/json":
+        assert [row["wayOut"] is not None for row in answer.get_json()["runtimes"]].count(True) == (
+            rows // 2
+        )
+
+
+def test_only_the_rank_answers_json_and_yaml_show_the_advice():
+    assert [
+        shows_advice(endpoint, output)
+        for endpoint, output in product(("rank", "select"), (OUTPUT_JSON, OUTPUT_YAML, OUTPUT_TEXT))
+    ] == [True, True, False, False, False, False]

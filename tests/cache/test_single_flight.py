@@ -24,10 +24,10 @@ def test_concurrent_misses_of_one_answer_compute_it_once(app, monkeypatch):
     computed = []
     real = cluster_answers.compute_ranking
 
-    def held_computation(rank_request):
+    def held_computation(rank_request, **how):
         computed.append(rank_request)
         release.wait(timeout=60)
-        return real(rank_request)
+        return real(rank_request, **how)
 
     monkeypatch.setattr(cluster_answers, "compute_ranking", held_computation)
     answers: list = [None] * ASKING
@@ -61,6 +61,8 @@ def test_a_bypass_computes_its_own_answer(app, monkeypatch):
     assert client.get(URL).headers["X-Cache"] == "miss"
     computed = []
     real = cluster_answers.compute_ranking
-    monkeypatch.setattr(cluster_answers, "compute_ranking", lambda r: computed.append(r) or real(r))
+    monkeypatch.setattr(
+        cluster_answers, "compute_ranking", lambda r, **how: computed.append(r) or real(r, **how)
+    )
     assert client.get(URL, headers={"Cache-Control": "no-cache"}).headers["X-Cache"] == "bypass"
     assert len(computed) == 1

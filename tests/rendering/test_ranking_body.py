@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app.reading.manifests import read_yaml_stream
 from app.rendering.ranking_body import excluded_reasons, explain_table, ranking_body, select_body
 from app.schemas.requests import load_rank_request
@@ -18,7 +20,7 @@ MESSAGE = "Runtime team-llama will be auto-selected for model llama-3-2-3b-instr
 
 
 def predicted(body):
-    return rank_and_place(load_rank_request(body, {}))
+    return rank_and_place(load_rank_request(body, {}), with_advice=True)
 
 
 SEED = predicted(read_yaml_stream(SEED_YAML).request)
@@ -64,3 +66,15 @@ def test_the_excluded_runtimes_reasons_by_name():
     assert reasons["onnx-rt"].endswith("format name mismatch (model=safetensors, runtime=onnx)")
     assert ranking_body(prediction)["selected"] is None
     assert excluded_reasons(SEED.ranking) == {}
+
+
+def test_a_ranking_ranked_without_its_advice_is_not_rendered_as_the_json_body():
+    """The body shows the advice (rules §19) and rendering does not work it out: a prediction
+    made without it is refused, never rendered with null advice on every row."""
+    bare = rank_and_place(load_rank_request(read_yaml_stream(SEED_YAML).request, {}))
+    assert bare.advice is None
+    with pytest.raises(ValueError, match="with_advice=True"):
+        ranking_body(bare)
+    # what the answers without advice read is there
+    assert select_body(bare) == select_body(SEED)
+    assert explain_table(bare.ranking) == explain_table(SEED.ranking)

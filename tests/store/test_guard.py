@@ -26,13 +26,6 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
-@pytest.fixture(autouse=True)
-def store_warnings(caplog):
-    """The store's warnings reach ``caplog`` whatever an earlier test left on the "app" loggers."""
-    caplog.set_level(logging.WARNING, logger="app.store")
-    logging.getLogger("app.store").disabled = False
-
-
 def redis_store(url: str, clock: ManualClock, timeout: float = 0.2) -> RedisCatalogStore:
     breaker = CircuitBreaker(1, 5.0, clock)
     return RedisCatalogStore.from_url(url, prefix="svc:catalog:", timeout=timeout, breaker=breaker)

@@ -28,7 +28,7 @@ def seed_examples() -> dict[str, Any]:
     value a schema describes), and the three answers to it."""
     yaml_text = SEED_YAML_PATH.read_text(encoding="utf-8")
     body = read_yaml_stream(yaml_text.encode("utf-8")).request
-    prediction = rank_and_place(load_rank_request(body, {}))
+    prediction = rank_and_place(load_rank_request(body, {}), with_advice=True)
     documents = [item for item in yaml.safe_load_all(yaml_text) if item is not None]
     return {
         "yaml_request": {"apiVersion": "v1", "kind": "List", "items": documents},

@@ -91,9 +91,9 @@ def _validator(kind: str) -> Any:
 
 
 class FastCheck:
-    """Whether documents have any error at all, by jsonschema-rs, about a hundred times faster
-    than jsonschema; only a document it refuses, or cannot read (a key that is not a string),
-    goes to jsonschema, whose errors are the answer.
+    """Whether documents have any error at all, by jsonschema-rs, much faster than jsonschema;
+    only a document it refuses, or cannot read (a key that is not a string), goes to
+    jsonschema, whose errors are the answer.
 
     Each schema is cut down to the fields the given documents hold before jsonschema-rs builds
     its validator: building one for the whole of a runtime's schema (~560 KB, mostly the

@@ -6,7 +6,7 @@ Each file holds, of one of OME's generated CRDs (``config/crd/full/ome.io_<plura
 version ``v1beta1``), the ``openAPIV3Schema`` (as ``schema``) with every ``description`` removed,
 and the ``subresources`` (whether ``status`` is one decides whether a create validates it),
 written as compact JSON with sorted keys: the same schema, a thirtieth of the size, and
-read in milliseconds where the YAML takes seconds. Nothing else is changed; the fields that OME's
+read far faster than the YAML. Nothing else is changed; the fields that OME's
 newer Go types add are listed apart, in ``additions.py``, and laid over at load time.
 """
 

@@ -32,7 +32,7 @@ class AutoSelectToWin(TypedDict):
 
 
 MAX_PRIORITY = 2**31 - 1  # the CRD types priority as int32
-ROWS_PER_CHECK = 32  # a row's advice costs microseconds: a deadline check every 32
+ROWS_PER_CHECK = 32  # a row's advice is cheap: a deadline check every 32 (bench/README.md)
 
 
 @quick_init

@@ -65,8 +65,8 @@ def checkpoint() -> None:
 
 def checked(items: Iterable[T], every: int = 1) -> Iterable[T]:
     """``items``, with a ``checkpoint()`` before each ``every`` of them: for loops whose every
-    step is a unit of work (``every`` > 1 where a step costs only microseconds, so that the
-    checks stay under 1 % of the work). Outside a request, ``items`` as they are."""
+    step is a unit of work (``every`` > 1 where a step is cheap, so that the checks stay under
+    1 % of the work). Outside a request, ``items`` as they are."""
     if _deadline.get() is None:
         return items
     if every == 1:

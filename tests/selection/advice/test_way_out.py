@@ -9,7 +9,7 @@ import re
 from hypothesis import given, settings
 
 from app.schemas.requests import load_rank_request
-from app.selection.advice import WayOut, exclusion_summary, way_outs
+from app.selection.advice import WayOut, way_outs
 from app.selection.advice.entry_fixes import version_accepting
 from app.selection.advice.row_advice import best_entry
 from app.selection.advice.way_out import way_out
@@ -58,16 +58,16 @@ class Explained:
     """A ranking with its ways out and summary, as the answer shows them."""
 
     def __init__(self, prediction: Prediction):
-        ranking = prediction.ranking
-        self.rows = ranking.rows
-        self.advice = prediction.advice
-        self.message = ranking.message
-        self.way_outs: tuple[WayOut | None, ...] = way_outs(ranking)
-        self.summary = exclusion_summary(self.rows, self.way_outs)
+        advice = prediction.explained()
+        self.rows = prediction.ranking.rows
+        self.advice = advice.rows
+        self.message = prediction.ranking.message
+        self.way_outs: tuple[WayOut | None, ...] = advice.ways_out
+        self.summary = advice.summary
 
 
 def _rank(body: dict) -> Explained:
-    return Explained(rank_and_place(load_rank_request(body, {})))
+    return Explained(rank_and_place(load_rank_request(body, {}), with_advice=True))
 
 
 def _row(ranking: Explained, name: str, scope: str):

@@ -63,7 +63,10 @@ def _checks_of(work) -> int:
 
 
 WORKLOADS = {
-    "rank": lambda models, runtimes, services: rank_and_place(RankRequest(models[0], runtimes)),
+    # /v1/rank's JSON answer: the ranking, its placement and its advice, ways out included
+    "rank": lambda models, runtimes, services: rank_and_place(
+        RankRequest(models[0], runtimes), with_advice=True
+    ),
     "selections": lambda models, runtimes, services: selections(
         CatalogView(runtimes, models, services)
     ),
