@@ -82,7 +82,6 @@ def fleets(draw) -> tuple[list[list[dict]], list[dict], list[str]]:
     return catalogs, change, deleted
 
 
-@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
