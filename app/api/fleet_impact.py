@@ -28,7 +28,7 @@ from app.http.respond import respond, wanted_output
 from app.rendering.impact_body import fleet_impact_text, message_bytes
 from app.rendering.payloads import rendered
 from app.schemas.catalog_answers import FleetImpactSchema
-from app.selection.questions import SharedAnswers, planned_placements
+from app.selection.questions import SharedAnswers
 from app.store import CatalogDocuments
 from app.store.records import CLUSTER_NAME
 
@@ -119,16 +119,14 @@ def impact_fleet() -> Response:
     stream = change_of_body()
     shared = SharedAnswers()
     sides = []
-    placements = 0
     for documents in catalogs:
         deadline.check()
         before, after = catalog_change(documents, stream, deleted)
         for side in (before, after):
             shared.plan(side)
-            placements += planned_placements(side)
         sides.append((documents.info, before, after))
     # rules §17 "Bounded work": the fleet's work is one request's, shared questions once.
-    check_rankings(*shared.planned(), placements=placements)
+    check_rankings(*shared.planned(), placements=shared.planned_placements())
     clusters: list[dict[str, Any]] = []
     for info, before, after in sides:
         compared, found = impact_of(before, after, shared)

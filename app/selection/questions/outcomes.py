@@ -143,7 +143,7 @@ def planned_rankings(
     """How many rankings ``selections`` (and, with ``unnamed``, ``unnamed_model_rows``) will
     compute: one per distinct question. Linear, and cheap next to one ranking, so that work
     over a bound can be refused before it starts (rules §17 "Bounded work")."""
-    questions = {question for question, _ in asked_questions(view, namespace=namespace)}
+    questions = {question for question, _, _ in asked_questions(view, namespace=namespace)}
     if not unnamed:
         return len(questions)
     return len(questions) + len(_unnamed(ModelLookup(view.models), view.services))
@@ -151,13 +151,14 @@ def planned_rankings(
 
 def asked_questions(
     view: CatalogView, *, namespace: str | None = None
-) -> Iterator[tuple[Question, Model]]:
-    """The question (and its model) of every InferenceService ``selections`` ranks."""
+) -> Iterator[tuple[Question, Model, InferenceService]]:
+    """The question, model and InferenceService (namespace defaulted) of every
+    InferenceService ``selections`` ranks."""
     lookup = ModelLookup(view.models)
     for isvc in checked(view.services):
         found = _resolved(lookup, isvc, namespace)
         if isinstance(found, tuple):
-            yield question_of(found[1], found[0]), found[1]
+            yield question_of(found[1], found[0]), found[1], found[0]
 
 
 def planned_placements(view: CatalogView, *, namespace: str | None = None) -> int:
@@ -165,18 +166,24 @@ def planned_placements(view: CatalogView, *, namespace: str | None = None) -> in
     question and accelerator fields, each component the InferenceService sets times the longest
     class list a runtime has (which runtime is selected is not known before ranking). Linear,
     so that a catalog whose placements would cost too much is refused before they start."""
-    longest = max((len(runtime.accelerator_classes or ()) for runtime in view.runtimes), default=0)
+    longest = longest_class_list(view)
     if longest == 0:
         return 0
-    lookup = ModelLookup(view.models)
-    distinct = set()
-    for isvc in checked(view.services):
-        found = _resolved(lookup, isvc, namespace)
-        if isinstance(found, tuple):
-            service, model, _ = found
-            distinct.add((question_of(model, service), accelerator_request(service)))
+    distinct = {
+        (question, accelerator_request(isvc))
+        for question, _, isvc in asked_questions(view, namespace=namespace)
+    }
+    return placement_checks((request for _, request in distinct), longest)
+
+
+def longest_class_list(view: CatalogView) -> int:
+    return max((len(runtime.accelerator_classes or ()) for runtime in view.runtimes), default=0)
+
+
+def placement_checks(requests: Iterable[AcceleratorRequest], longest: int) -> int:
+    """The class checks of placing each distinct request's components, ``longest`` each."""
     components = sum(
-        (request.engine is not None) + (request.decoder is not None) for _, request in distinct
+        (request.engine is not None) + (request.decoder is not None) for request in requests
     )
     return components * longest
 

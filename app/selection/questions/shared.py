@@ -14,9 +14,21 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections.abc import Hashable
+from dataclasses import dataclass, field
 
-from ..values import CatalogView, Model
-from .outcomes import Answers, asked_questions
+from ..placement import accelerator_request
+from ..values import AcceleratorRequest, CatalogView, Model
+from .outcomes import Answers, asked_questions, longest_class_list, placement_checks
+
+
+@dataclass
+class _Plan:
+    """One context's work, counted before it starts."""
+
+    runtimes: int
+    longest: int  # the longest class list of its runtimes
+    questions: set[Hashable] = field(default_factory=set)
+    placements: set[tuple[Hashable, AcceleratorRequest]] = field(default_factory=set)
 
 
 class SharedAnswers:
@@ -27,7 +39,7 @@ class SharedAnswers:
         self._answers: dict[bytes, Answers] = {}
         # id → (the object, kept alive so that no id is reused while this lives; its digest)
         self._digests: dict[int, tuple[object, bytes]] = {}
-        self._planned: dict[bytes, tuple[set[Hashable], int]] = {}
+        self._planned: dict[bytes, _Plan] = {}
 
     def of(self, view: CatalogView) -> Answers:
         """The answers of ``view``'s context, made on the first view of it."""
@@ -38,15 +50,28 @@ class SharedAnswers:
         return answers
 
     def plan(self, view: CatalogView, *, namespace: str | None = None) -> None:
-        """Count the distinct questions ``selections`` of ``view`` will ask in its context."""
+        """Count the distinct questions ``selections`` of ``view`` will ask in its context, and
+        the distinct placements they may make."""
         context = self._context(view)
-        questions, _ = self._planned.setdefault(context, (set(), len(view.runtimes)))
-        for question, model in asked_questions(view, namespace=namespace):
-            questions.add((question, self._model_key(model)))
+        plan = self._planned.get(context)
+        if plan is None:
+            plan = self._planned[context] = _Plan(len(view.runtimes), longest_class_list(view))
+        for question, model, isvc in asked_questions(view, namespace=namespace):
+            key = (question, self._model_key(model))
+            plan.questions.add(key)
+            if plan.longest:
+                plan.placements.add((key, accelerator_request(isvc)))
 
     def planned(self) -> list[tuple[int, int]]:
         """``(rankings, runtimes)`` of each context planned: what ``check_rankings`` takes."""
-        return [(len(questions), runtimes) for questions, runtimes in self._planned.values()]
+        return [(len(plan.questions), plan.runtimes) for plan in self._planned.values()]
+
+    def planned_placements(self) -> int:
+        """The class checks of every context's distinct placements, at most."""
+        return sum(
+            placement_checks((request for _, request in plan.placements), plan.longest)
+            for plan in self._planned.values()
+        )
 
     def _context(self, view: CatalogView) -> bytes:
         settings = (view.ome_version, view.model_cache_provider, view.classes_known)

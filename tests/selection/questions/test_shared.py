@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.selection.questions import planned_rankings, selections
+from app.selection.questions import planned_placements, planned_rankings, selections
 from app.selection.questions.shared import SharedAnswers
 from app.selection.values import CatalogView
 from tests.builders import entry, isvc_doc, loaded, model_doc, runtime_doc
@@ -67,3 +67,19 @@ def test_other_runtimes_or_settings_share_nothing():
         shared.plan(each)
     assert sorted(shared.planned()) == [(1, 1), (1, 2), (1, 2)]
     assert sum(questions for questions, _ in shared.planned()) == 3 * planned_rankings(east)
+
+
+def test_placements_are_counted_once_per_context_too():
+    classes = {"acceleratorRequirements": {"acceleratorClasses": ["h100", "a100", "l4"]}}
+    runtime = runtime_doc("rt", entry(), **classes)
+    east = view(runtime, model_doc("llama"), *SERVICES)
+    west = view(runtime, model_doc("llama"), SERVICES[1])
+    alone = planned_placements(east)
+    assert alone > 0
+    shared = SharedAnswers()
+    for each in (east, west):
+        shared.plan(each)
+    assert shared.planned_placements() == alone
+    other = view(runtime, model_doc("llama", format_version="2.0.0"), *SERVICES)
+    shared.plan(other)
+    assert shared.planned_placements() == 2 * alone
