@@ -25,6 +25,7 @@ from app.http.described import (
 )
 from app.http.limits import check_answer, check_rankings
 from app.http.respond import respond, wanted_output
+from app.rendering.encode import counted
 from app.rendering.impact_body import fleet_impact_text, message_bytes
 from app.rendering.payloads import rendered
 from app.schemas.catalog_answers import FleetImpactSchema
@@ -76,11 +77,11 @@ def _catalogs(names: list[str], named: bool) -> list[CatalogDocuments]:
 def summary(changed: int, in_clusters: int, of_clusters: int, not_readable: int) -> str:
     """``37 InferenceServices would change in 3 of 12 clusters``, and the clusters left out."""
     line = (
-        f"{changed} InferenceService{'' if changed == 1 else 's'} would change in "
-        f"{in_clusters} of {of_clusters} cluster{'' if of_clusters == 1 else 's'}"
+        f"{counted(changed, 'InferenceService')} would change in {in_clusters} of "
+        f"{counted(of_clusters, 'cluster')}"
     )
     if not_readable:
-        line += f"; {not_readable} cluster{'' if not_readable == 1 else 's'} not readable"
+        line += f"; {counted(not_readable, 'cluster')} not readable"
     return line
 
 
