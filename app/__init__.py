@@ -28,7 +28,17 @@ def create_app(config: Config | None = None) -> Flask:
     app.config.update(vars(settings))
 
     from . import cache, catalog, web
-    from .api import cluster_answers, clusters, docs, impact, lint, operations, ranking, selections
+    from .api import (
+        cluster_answers,
+        clusters,
+        docs,
+        fleet_impact,
+        impact,
+        lint,
+        operations,
+        ranking,
+        selections,
+    )
     from .http import (
         collector,
         compression,
@@ -64,6 +74,7 @@ def create_app(config: Config | None = None) -> Flask:
         cluster_answers,
         lint,
         impact,
+        fleet_impact,
         selections,
         operations,
         docs,

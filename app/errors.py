@@ -200,6 +200,13 @@ class PreconditionFailed(ApiError):
     status, code = 412, "PreconditionFailed"
 
 
+class EmptyReplace(ApiError):
+    """`PUT …/objects` of no object at all over a catalog that holds some, without
+    `?allowEmpty=true`: nothing is written; `stored` is how many objects the catalog holds."""
+
+    status, code = 409, "EmptyReplace"
+
+
 class LimitExceeded(ApiError):
     """Refused before any work: over a bound of this deployment (objects, stored bytes or runtimes
     per cluster, clusters, runtime checks per request, answer size); `variable` names the

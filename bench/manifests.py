@@ -232,13 +232,14 @@ def encoded_body(runtimes: int, *, seed: int = SEED) -> bytes:
     return json.dumps(rank_request_body(runtimes, seed=seed), separators=(",", ":")).encode()
 
 
-def inference_services(count: int, models: int) -> list[dict]:
+def inference_services(count: int, models: int, offset: int = 0) -> list[dict]:
+    """``count`` InferenceServices over the ``models`` copies, the first naming ``offset``."""
     return [
         {
             "apiVersion": "ome.io/v1beta1",
             "kind": "InferenceService",
             "metadata": {"name": f"svc-{i}", "namespace": TARGET_NAMESPACE},
-            "spec": {"model": {"name": f"{MODEL_NAME}-{i % models}"}, "engine": {}},
+            "spec": {"model": {"name": f"{MODEL_NAME}-{(i + offset) % models}"}, "engine": {}},
         }
         for i in range(count)
     ]

@@ -47,7 +47,7 @@ from app.schemas.catalog_answers import (
     ObjectListSchema,
     ObjectsWrittenSchema,
 )
-from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
+from app.schemas.requests import DEFAULT_OME_VERSION, query_boolean, version_problem
 from app.selection.values import OtherObject, length_problem
 from app.store import (
     CLUSTER_SCOPED_KINDS,
@@ -62,6 +62,7 @@ bp = Blueprint("clusters", __name__)
 SETTINGS = ClusterSettingsSchema()
 JSON_OR_YAML = ("application/json", YAML)
 WRITE_ERRORS = (*CATALOG_ERRORS, *STREAM_ERRORS, "PreconditionFailed")
+ALLOW_EMPTY = "allowEmpty"
 
 
 def _tagged(description: str, schema: type) -> dict[str, Any]:
@@ -242,10 +243,15 @@ def _write_answer(info: ClusterInfo, others: list[OtherObject], warnings: list[s
 def _write_objects(cluster: str, action: str) -> Response:
     token = may_write(cluster)
     info_or_404(cluster)
+    # rules §17: no objects at all (an empty body, only nulls, only kinds not stored) over a
+    # catalog that holds some is a 409, decided when the write commits.
+    allow_empty = action == "replace" and bool(query_boolean(request.args, ALLOW_EMPTY))
     objects, others, warnings = _objects_of_body()
     store = get_store()
-    write = store.replace_objects if action == "replace" else store.apply_objects
-    info = write(cluster, objects, if_match=if_match())
+    if action == "replace":
+        info = store.replace_objects(cluster, objects, if_match=if_match(), allow_empty=allow_empty)
+    else:
+        info = store.apply_objects(cluster, objects, if_match=if_match())
     log_write(token, cluster, action, info)
     return _write_answer(info, others, warnings)
 
@@ -255,10 +261,21 @@ def _write_objects(cluster: str, action: str) -> Response:
     "replaceObjects",
     "clusters",
     "Replace every stored object with the body's",
-    parameters=("IfMatch",),
+    description="A body of no object at all (empty, only `null` documents or items, only kinds "
+    "not stored) over a catalog that holds some is a 409 `EmptyReplace` and writes nothing, "
+    "unless `?allowEmpty=true`: an empty `kubectl get` does not wipe a catalog by accident.",
+    parameters=(
+        "IfMatch",
+        parameter(
+            ALLOW_EMPTY,
+            "`true`: a body of no object empties a catalog that holds some (else 409).",
+            type="string",
+            enum=["true", "false"],
+        ),
+    ),
     body=MANIFESTS,
     answers={200: _tagged("What was stored.", ObjectsWrittenSchema)},
-    errors=WRITE_ERRORS,
+    errors=(*WRITE_ERRORS, "EmptyReplace"),
     secured=True,
 )
 @store_errors

@@ -34,24 +34,32 @@ from app.http.limits import (
 )
 from app.http.query import read_with_query
 from app.http.respond import respond, wanted_output
-from app.reading.object_streams import objects_in
+from app.reading.object_streams import ObjectStream, objects_in
 from app.rendering.impact_body import changes, impact_text, message_bytes
 from app.rendering.payloads import rendered
 from app.schemas.catalog_answers import ImpactRequestSchema, ImpactSchema
-from app.selection.questions import planned_placements, planned_rankings
+from app.selection.questions import SharedAnswers, planned_placements, planned_rankings
 from app.selection.questions import selections as selections_of
 from app.selection.values import CLUSTER_SCOPED_KINDS, CatalogView, ObjectKey
-from app.store import ClusterInfo
+from app.store import CatalogDocuments, ClusterInfo
 
 bp = Blueprint("impact", __name__)
 bp.before_request(stateless_access)
 
 
-# ``?delete=``'s values, as JSON Schema writes what ``_deleted`` takes.
+# ``?delete=``'s values, as JSON Schema writes what ``deleted_objects`` takes.
 DELETED_PATTERN = f"^({'|'.join(sorted(CLUSTER_SCOPED_KINDS))})/[^/]+$|^[^/]+/[^/]+/[^/]+$"
 
+DELETE_PARAMETER = parameter(
+    "delete",
+    "`<kind>/<namespace>/<name>` (`<kind>/<name>` for cluster-scoped kinds) the change "
+    "deletes; repeatable.",
+    type="array",
+    items={"type": "string", "pattern": DELETED_PATTERN},
+)
 
-def _deleted() -> frozenset[ObjectKey]:
+
+def deleted_objects() -> frozenset[ObjectKey]:
     """``?delete=<kind>/<namespace>/<name>`` (``<kind>/<name>`` for cluster-scoped kinds); no
     part empty."""
     found = set()
@@ -71,13 +79,38 @@ def _deleted() -> frozenset[ObjectKey]:
     return frozenset(found)
 
 
+def impact_of(
+    before: CatalogView, after: CatalogView, shared: SharedAnswers | None = None
+) -> tuple[int, list[dict]]:
+    """(InferenceServices compared, the changes) from ``before`` to ``after``: the one path of
+    every impact, of one cluster or of a fleet (``shared`` across its clusters)."""
+    return changes(selections_of(before, shared=shared), selections_of(after, shared=shared))
+
+
+def catalog_change(
+    documents: CatalogDocuments, stream: ObjectStream, deleted: frozenset[ObjectKey]
+) -> tuple[CatalogView, CatalogView]:
+    """A stored catalog read with the query's settings, and the same with the change laid over
+    it."""
+    stored = read_with_query(documents.view(), documents.info.settings)
+    return stored, stored.laid_over(stream.documents(), deleted)
+
+
+def change_of_body() -> ObjectStream:
+    """The objects of the change a catalog's impact takes, valid and within bounds."""
+    stream = objects_within_bounds()
+    stream.refuse_invalid()
+    deadline.check()
+    return stream
+
+
 def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = None):
     """Both sides' selections, refused up front when together they are over the bound."""
     check_rankings(
         *((planned_rankings(side), len(side.runtimes)) for side in (before, after)),
         placements=planned_placements(before) + planned_placements(after),
     )
-    compared, found = changes(selections_of(before), selections_of(after))
+    compared, found = impact_of(before, after)
     check_answer(len(found), message_bytes(found))
     body = {"checked": compared, "count": len(found), "changes": found}
     return respond(
@@ -93,16 +126,7 @@ def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = 
     description="`checked` InferenceServices, `count` and `changes`: every InferenceService "
     "whose `/v1/select` answer the change moves (status, body or `placement`); nothing stored. "
     "`text/plain`: `NAMESPACE INFERENCESERVICE MODEL BEFORE AFTER MESSAGE`.",
-    parameters=(
-        parameter(
-            "delete",
-            "`<kind>/<namespace>/<name>` (`<kind>/<name>` for cluster-scoped kinds) the change "
-            "deletes; repeatable.",
-            type="array",
-            items={"type": "string", "pattern": DELETED_PATTERN},
-        ),
-        *SETTINGS_PARAMETERS,
-    ),
+    parameters=(DELETE_PARAMETER, *SETTINGS_PARAMETERS),
     body=MANIFESTS,
     answers={200: answer("The changes.", ImpactSchema, NEGOTIATED, headers=("ETag", "Vary"))},
     errors=(*CATALOG_ERRORS, *STREAM_ERRORS),
@@ -111,15 +135,10 @@ def _answer(before: CatalogView, after: CatalogView, info: ClusterInfo | None = 
 @store_errors
 def impact_cluster(cluster: str) -> Response:
     may_read(cluster)
-    deleted = _deleted()
+    deleted = deleted_objects()
     documents = documents_or_404(cluster)
-    settings = documents.info.settings
-    stream = objects_within_bounds()
-    stream.refuse_invalid()
-    deadline.check()
-    stored = read_with_query(documents.view(), settings)
-    changed = stored.laid_over(stream.documents(), deleted)
-    return _answer(stored, changed, documents.info)
+    stream = change_of_body()
+    return _answer(*catalog_change(documents, stream, deleted), documents.info)
 
 
 @bp.post("/v1/impact")

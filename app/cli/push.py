@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from app.store.records import KINDS
+
 from . import output
 from .client import Api, Sent, echo_answer, refusal
 from .options import (
@@ -27,6 +29,11 @@ from .transport import Reply, segment
 @input_options
 @click.option("--create", is_flag=True, help="Create the cluster when the service has none.")
 @click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="Empty a catalog that holds objects when the files hold none (?allowEmpty=true).",
+)
+@click.option(
     "--if-match",
     "generation",
     type=click.IntRange(min=0),
@@ -40,21 +47,34 @@ def push(cluster: str, **options: Any) -> None:
 
     Replaces every stored object with the files' (PUT /v1/clusters/CLUSTER/objects), only if
     the catalog is still at the generation read first: another write in between is not
-    overwritten (exit 1).
+    overwritten (exit 1). Files that hold no object the catalog stores do not empty a catalog
+    that holds some (exit 2) unless --allow-empty.
     """
     if not options["filenames"]:
         raise Failure("give the objects to push with -f FILE|DIR|-")
     manifests = load(options["filenames"], options["recursive"])
+    allow_empty = options["allow_empty"]
+    empty = not allow_empty and not any(manifest.kind in KINDS for manifest in manifests)
     with open_api(*connection(options)) as api:
         need_server(api, "push")
         path = f"/v1/clusters/{segment(cluster)}"
         generation = options["generation"]
-        if generation is None:
-            generation = current_generation(api, path, cluster, options["create"])
+        if generation is None or empty:
+            info = current_info(api, path, cluster, options["create"])
+            generation = _generation(info) if generation is None else generation
+            stored = sum((info.json().get("counts") or {}).values())
+            if empty and stored:
+                raise _empty_replace(cluster, stored)
         sent = Sent(manifests)
         reply = api.call(
-            "PUT", f"{path}/objects", body=sent.body(), headers={"If-Match": f'"{generation}"'}
+            "PUT",
+            f"{path}/objects",
+            query=[("allowEmpty", "true")] if allow_empty else [],
+            body=sent.body(),
+            headers={"If-Match": f'"{generation}"'},
         )
+    if reply.status == 409 and reply.error().get("code") == "EmptyReplace":
+        raise _empty_replace(cluster, reply.error().get("stored", "its"))
     if reply.status == 412:
         current = reply.error().get("generation", "unknown")
         raise Failure(
@@ -69,8 +89,17 @@ def push(cluster: str, **options: Any) -> None:
         echo_answer(reply, options["output"])
 
 
-def current_generation(api: Api, path: str, cluster: str, create: bool) -> int:
-    """The catalog's generation, after creating the cluster (``--create``) if it is new."""
+def _empty_replace(cluster: str, stored: object) -> Failure:
+    """rules §17 "No silent wipe": what an empty ``kubectl get`` would do, refused."""
+    return Failure(
+        f"the files hold no object to store: not replacing the {stored} objects of catalog "
+        f"{cluster} with none; add --allow-empty to empty it"
+    )
+
+
+def current_info(api: Api, path: str, cluster: str, create: bool) -> Reply:
+    """The cluster's answer (generation, counts), after creating it (``--create``) if it is
+    new."""
     reply = api.call("GET", path)
     if reply.status == 404 and reply.error().get("code") == "ClusterNotFound":
         if not create:
@@ -80,7 +109,7 @@ def current_generation(api: Api, path: str, cluster: str, create: bool) -> int:
             raise refusal(reply, Sent())
     elif reply.status != 200:
         raise refusal(reply, Sent())
-    return _generation(reply)
+    return reply
 
 
 def _generation(reply: Reply) -> int:

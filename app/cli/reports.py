@@ -175,6 +175,11 @@ def finding_lines(report: CheckReport) -> list[str]:
     metavar="KIND/NAMESPACE/NAME",
     help="With --cluster: an object the change deletes (KIND/NAME at cluster scope); repeatable.",
 )
+@click.option(
+    "--fleet",
+    is_flag=True,
+    help="The change against every stored catalog the token may read (like --cluster).",
+)
 @click.option("--fail-on-change", is_flag=True, help="Exit 1 when any outcome changes.")
 @report_output_option()
 @connection_options
@@ -182,8 +187,14 @@ def impact(**options: Any) -> None:
     """InferenceServices a change would move.
 
     Every InferenceService whose runtime (or refusal) changes between --current and --proposed
-    (POST /v1/impact), or between a stored catalog and a change (--cluster, -f, --delete).
+    (POST /v1/impact), or between a stored catalog and a change (--cluster, -f, --delete), or
+    in every stored catalog (--fleet, -f, --delete: POST /v1/fleet/impact).
     """
+    if options["fleet"]:
+        if options["cluster"] is not None:
+            raise Failure("--fleet asks every cluster: drop --cluster")
+        _fleet_impact(options)
+        return
     cluster, recursive = options["cluster"], options["recursive"]
     # How many objects each side held, said beside the outcome: a side read short (a directory
     # without -R, a wrong path) shows there instead of as InferenceServices that "would change".
@@ -226,6 +237,10 @@ def impact(**options: Any) -> None:
     output.note(
         f"{answer['count']} of {counted(answer['checked'], 'InferenceService')} would change{read}"
     )
+    _fail_on_change(answer, options)
+
+
+def _fail_on_change(answer: dict[str, Any], options: dict[str, Any]) -> None:
     if options["fail_on_change"] and answer["count"] > 0:
         raise Failure("InferenceServices would change (--fail-on-change)", NOT_SELECTED)
 
@@ -256,6 +271,40 @@ def impact_report(answer: dict[str, Any], sent: Sent, fail_on_change: bool) -> C
 
 def _runtime_name(outcome: dict[str, Any]) -> str:
     return outcome["runtime"]["name"] if outcome["runtime"] else "-"
+
+
+def fleet_changes(answer: dict[str, Any]) -> dict[str, Any]:
+    """A fleet impact's changes as one impact's, each message led by its cluster: what CI
+    formats report (``impact_report``)."""
+    changes = []
+    for part in answer["clusters"]:
+        for change in part["changes"]:
+            led = f"cluster {part['cluster']}: {change['after']['message']}"
+            after = {**change["after"], "message": led}
+            changes.append({**change, "after": after})
+    return {"changes": changes}
+
+
+def _fleet_impact(options: dict[str, Any]) -> None:
+    """``impact --fleet``: the change against every catalog the token may read, its summary
+    (`N InferenceServices would change in N of N clusters`) on stderr."""
+    with open_api(*connection(options)) as api:
+        need_server(api, "--fleet")
+        if options["current"] or options["proposed"]:
+            raise Failure("with --fleet each catalog is the current state: give -f")
+        if not options["filenames"] and not options["deletions"]:
+            raise Failure("give the change with -f PATH and/or --delete KIND/NAMESPACE/NAME")
+        sent = Sent(load(options["filenames"], options["recursive"]))
+        params = [("delete", deletion) for deletion in options["deletions"]]
+        call = Call("POST", "/v1/fleet/impact", params, sent, sent.body())
+        reply, answer = api.answer(call)
+        if options["output"] in CI_FORMATS:
+            report = impact_report(fleet_changes(answer), sent, options["fail_on_change"])
+            echo_report(report, options["output"], project_config(options))
+        elif options["output"] != "table" or answer["count"]:
+            api.show(call, reply, options["output"])
+    output.note(answer["summary"])
+    _fail_on_change(answer, options)
 
 
 @click.command()

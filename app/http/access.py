@@ -19,6 +19,7 @@ from app.store import (
     CatalogDocuments,
     ClusterInfo,
     ClusterNotFound,
+    EmptyReplace,
     LimitExceeded,
     Precondition,
     PreconditionFailed,
@@ -127,7 +128,7 @@ def _may(cluster: str, action: str) -> Token:
 
 
 def store_errors(view: Callable[..., T]) -> Callable[..., T]:
-    """The store's errors as the API's: 404, 412, 422, and 503 with ``Retry-After``."""
+    """The store's errors as the API's: 404, 409, 412, 422, and 503 with ``Retry-After``."""
 
     @wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> T:
@@ -141,6 +142,13 @@ def store_errors(view: Callable[..., T]) -> Callable[..., T]:
                 "If-Match does not name the cluster's current generation"
                 + (" (there is no such cluster)" if current is None else f" ({current})"),
                 generation=current,
+            ) from None
+        except EmptyReplace as error:
+            raise errors.EmptyReplace(
+                f"cluster {error.cluster} holds {error.stored} objects and the body none: "
+                "replacing them with nothing is refused; send ?allowEmpty=true to empty the "
+                "catalog",
+                stored=error.stored,
             ) from None
         except LimitExceeded as error:
             variable = LIMIT_VARIABLES[error.bound]

@@ -76,6 +76,7 @@ def accelerator_classes_known(default: bool | None = None) -> bool | None:
 
 
 CATALOG_PATHS = "/v1/clusters"
+FLEET_PATHS = "/v1/fleet/"  # answers about the catalogs of several clusters
 NOSNIFF = ("X-Content-Type-Options", "nosniff")
 NO_STORE = ("Cache-Control", "no-store")
 
@@ -84,7 +85,9 @@ def _headers(response: Response) -> Response:
     """No answer is sniffed as another type; no catalog answer is kept by a browser or a
     proxy (its ETag still makes a poll cheap): it holds what only some tokens may read."""
     response.headers.set(*NOSNIFF)
-    if request.path == CATALOG_PATHS or request.path.startswith(CATALOG_PATHS + "/"):
+    if request.path.startswith(FLEET_PATHS) or (
+        request.path == CATALOG_PATHS or request.path.startswith(CATALOG_PATHS + "/")
+    ):
         response.headers.set(*NO_STORE)
     return response
 

@@ -101,22 +101,35 @@ def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int,
 
 
 def impact_text(found: list[dict]) -> str:
+    return text_table([IMPACT_COLUMNS, *(_change_row(change) for change in found)])
+
+
+def fleet_impact_text(clusters: list[dict]) -> str:
+    """The fleet's changes (rules §19 "Fleet impact"): each cluster's rows, as its own impact
+    writes them, after the cluster's name."""
+    return text_table(
+        [
+            ("CLUSTER", *IMPACT_COLUMNS),
+            *(
+                (cluster["cluster"], *_change_row(change))
+                for cluster in clusters
+                for change in cluster["changes"]
+            ),
+        ]
+    )
+
+
+def _change_row(change: dict) -> tuple[str, ...]:
     def runtime(outcome: dict) -> str:
         return outcome["runtime"]["name"] if outcome["runtime"] else "-"
 
-    return text_table(
-        [IMPACT_COLUMNS]
-        + [
-            (
-                change["namespace"],
-                change["name"],
-                change["model"] or "-",
-                runtime(change["before"]),
-                runtime(change["after"]),
-                change["after"]["message"],
-            )
-            for change in found
-        ]
+    return (
+        change["namespace"],
+        change["name"],
+        change["model"] or "-",
+        runtime(change["before"]),
+        runtime(change["after"]),
+        change["after"]["message"],
     )
 
 

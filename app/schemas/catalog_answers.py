@@ -299,6 +299,40 @@ class ImpactSchema(Schema):
     changes = fields.List(fields.Nested(ChangeSchema), required=True)
 
 
+class ClusterImpactSchema(ImpactSchema):
+    """One cluster's part of a fleet's impact: its own impact's answer, with its name and the
+    generation it was read at."""
+
+    cluster = fields.String(required=True)
+    generation = fields.Integer(required=True)
+
+
+class FleetImpactSchema(Schema):
+    """``POST /v1/fleet/impact``: a change's impact on every cluster the token may read."""
+
+    summary = fields.String(
+        required=True,
+        metadata=_doc(
+            "`37 InferenceServices would change in 3 of 12 clusters`, and `; 2 clusters not "
+            "readable` when some are."
+        ),
+    )
+    checked = fields.Integer(
+        required=True, metadata=_doc("InferenceServices compared, in every cluster.")
+    )
+    count = fields.Integer(required=True, metadata=_doc("Changes, in every cluster."))
+    clusters = fields.List(
+        fields.Nested(ClusterImpactSchema),
+        required=True,
+        metadata=_doc("Every cluster asked and readable, by name, each as its own impact."),
+    )
+    not_readable = fields.Integer(
+        required=True,
+        data_key="notReadable",
+        metadata=_doc("Clusters the token may not read: left out, counted, never named."),
+    )
+
+
 # A Kubernetes object as a stream of manifests holds it (app/reading/manifests.py): a mapping; a
 # `kind: List`'s items are read as the stream's own documents. An object without a kind (or with
 # one that is no string) is not refused by the body: rules §18 lists it under `ignored` in

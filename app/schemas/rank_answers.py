@@ -351,6 +351,9 @@ class ErrorDetailSchema(Schema):
     )
     limit = fields.Integer(metadata=_doc("LimitExceeded: the bound, this deployment's value."))
     requested = fields.Integer(metadata=_doc("LimitExceeded: what the request needed."))
+    stored = fields.Integer(
+        metadata=_doc("EmptyReplace: how many objects the catalog holds, kept.")
+    )
 
 
 class ErrorSchema(Schema):

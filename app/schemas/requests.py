@@ -99,11 +99,16 @@ def classes_known_setting(body: Mapping[str, Any], query: Mapping[str, str]) -> 
         if not isinstance(value, bool):
             raise MalformedRequest(f"'{KNOWN_FLAG}' must be a boolean")
         return value
-    text = query.get(KNOWN_FLAG)
+    return query_boolean(query, KNOWN_FLAG)
+
+
+def query_boolean(query: Mapping[str, str], name: str) -> bool | None:
+    """The query parameter ``name``, ``true`` or ``false``; None when it is not given."""
+    text = query.get(name)
     if text is None:
         return None
     if text not in QUERY_BOOLEANS:  # a bad query value, as every other's (rules §15)
-        raise InvalidDocument({KNOWN_FLAG: ["Must be true or false."]})
+        raise InvalidDocument({name: ["Must be true or false."]})
     return QUERY_BOOLEANS[text]
 
 

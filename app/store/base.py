@@ -49,6 +49,7 @@ from .records import (
     ClusterSettings,
     CreationRefused,
     Document,
+    EmptyReplace,
     LimitExceeded,
     ObjectKey,
     Precondition,
@@ -257,14 +258,22 @@ class CatalogStore(ABC):
         return change.info, change.created
 
     def replace_objects(
-        self, cluster: str, objects: Iterable[StoredObject], if_match: Condition = None
+        self,
+        cluster: str,
+        objects: Iterable[StoredObject],
+        if_match: Condition = None,
+        *,
+        allow_empty: bool = False,
     ) -> ClusterInfo:
-        """Make ``objects`` the cluster's objects, all others removed."""
+        """Make ``objects`` the cluster's objects, all others removed. No objects at all over a
+        catalog that holds some is ``EmptyReplace`` unless ``allow_empty``."""
         check_cluster_name(cluster)
         encoded = encode_objects(objects)
 
         def decide(state: ClusterState | None) -> Change:
             state = _existing(cluster, state, if_match)
+            if not encoded and state.digests and not allow_empty:
+                raise EmptyReplace(cluster, len(state.digests))
             self._check_limits(encoded.keys(), sum(item.size for item in encoded.values()))
             puts = tuple(
                 item for key, item in encoded.items() if state.digests.get(key) != item.digest

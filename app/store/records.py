@@ -70,6 +70,17 @@ class PreconditionFailed(StoreError):
         self.current_generation = current_generation
 
 
+class EmptyReplace(StoreError):
+    """A replace of a non-empty catalog with no object at all, not asked for (``allow_empty``):
+    what a sync whose ``kubectl get`` printed an empty list would do (rules §17). Decided in
+    the write's transaction, on the objects stored when it commits."""
+
+    def __init__(self, cluster: str, stored: int) -> None:
+        super().__init__(f"cluster {cluster!r} holds {stored} objects; the write holds none")
+        self.cluster = cluster
+        self.stored = stored
+
+
 class CreationRefused(StoreError):
     """The cluster does not exist and the write may not create it (its caller may write the
     cluster but not create clusters): decided in the write's transaction, so a cluster deleted

@@ -155,7 +155,10 @@ def test_a_stale_generation_is_not_overwritten(service):
     read = json.loads(body)["generation"]
     # Another writer in between: the catalog moves on.
     status, _, _ = service.request(
-        "PUT", "/v1/clusters/west/objects", b"[]", {"Content-Type": "application/json"}
+        "PUT",
+        "/v1/clusters/west/objects?allowEmpty=true",
+        b"[]",
+        {"Content-Type": "application/json"},
     )
     assert status == 200
     stale = invoke(

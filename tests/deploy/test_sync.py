@@ -171,3 +171,26 @@ def test_a_service_that_is_down_fails_the_job(work):
     done = _run_job(command, environment, work, f"http://127.0.0.1:{free_port()}")
     assert done.returncode == 3, (done.stdout, done.stderr)
     assert done.stderr.strip()
+
+
+def test_the_job_never_asks_to_empty_a_catalog(service, work):
+    """rules §17 "No silent wipe": the rendered job passes no ``--allow-empty`` (nor the query
+    behind it), so a ``kubectl get`` that printed an empty list fails the Job and keeps the
+    catalog."""
+    command, environment = _push_container()
+    assert not [part for part in command if "allow-empty" in part.lower()]
+    assert not [value for value in environment.values() if "allow" in value.lower()]
+    assert _request(service.port, "PUT", "/v1/clusters/prod-east", b"{}", "admin")[0] == 201
+    url = f"http://127.0.0.1:{service.port}"
+    assert _run_job(command, environment, work, url).returncode == 0
+    before = _request(service.port, "GET", "/v1/clusters/prod-east", None, "sync")[1]
+    (work / "objects.yaml").write_text(
+        'apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: ""\n'
+    )
+    with Proxy(service.port).running() as proxy:
+        done = _run_job(command, environment, work, proxy.url)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "--allow-empty" in done.stderr
+    assert [request.method for request in proxy.forwarded] == ["GET"]
+    after = _request(service.port, "GET", "/v1/clusters/prod-east", None, "sync")[1]
+    assert (after["generation"], after["counts"]) == (before["generation"], before["counts"])

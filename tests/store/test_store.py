@@ -16,6 +16,7 @@ from app.store import (
     ClusterNotFound,
     ClusterSettings,
     CreationRefused,
+    EmptyReplace,
     LimitExceeded,
     Precondition,
     PreconditionFailed,
@@ -122,7 +123,7 @@ def test_replace_apply_and_delete_objects(backend):
     assert store.get_info("prod").generation == 6
     assert store.delete_object("prod", "ClusterServingRuntime", None, "c").generation == 7
 
-    assert store.replace_objects("prod", []).counts == _counts()
+    assert store.replace_objects("prod", [], allow_empty=True).counts == _counts()
     assert store.read_catalog("prod").objects == ()
     with pytest.raises(ClusterNotFound):
         store.apply_objects("nope", [])
@@ -186,6 +187,22 @@ def test_if_match_of_several_generations_or_any(backend):
     assert store.put_settings("prod", settings, if_match=Precondition.EXISTS)[0].generation == 4
     assert store.delete_cluster("prod", if_match=Precondition(frozenset({9, 4, 12})))
     assert store.get_info("prod") is None
+
+
+def test_no_objects_over_some_is_refused_unless_allowed(backend):
+    """rules §17 "No silent wipe", decided in the write's transaction on what it finds."""
+    store = backend.make()
+    store.put_settings("prod", ClusterSettings())
+    assert store.replace_objects("prod", []).generation == 1  # nothing over nothing: no change
+    info = store.replace_objects("prod", [runtime("a"), model()])
+    with pytest.raises(EmptyReplace) as refused:
+        store.replace_objects("prod", [])
+    assert (refused.value.cluster, refused.value.stored) == ("prod", 2)
+    assert store.get_info("prod") == info
+    with pytest.raises(PreconditionFailed):  # the condition first, as for any write
+        store.replace_objects("prod", [], if_match=1)
+    emptied = store.replace_objects("prod", [], if_match=info.generation, allow_empty=True)
+    assert (emptied.generation, emptied.counts) == (info.generation + 1, _counts())
 
 
 def test_a_write_that_may_not_create_never_does(backend):

@@ -125,6 +125,12 @@ def error_examples(max_runtimes: int) -> dict[str, dict[str, Any]]:
             "If-Match does not name the cluster's current generation (7)",
             generation=7,
         ),
+        "EmptyReplace": error(
+            "EmptyReplace",
+            "cluster prod-east holds 7 objects and the body none: replacing them with nothing "
+            "is refused; send ?allowEmpty=true to empty the catalog",
+            stored=7,
+        ),
         "LimitExceeded": error(
             "LimitExceeded", "the service holds 100 clusters already (OME_RANKER_MAX_CLUSTERS)"
         ),

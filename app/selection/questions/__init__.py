@@ -4,14 +4,18 @@ and how many rankings and placements those will cost, counted before they start.
 
 from .outcomes import (
     SelectionRow,
+    asked_questions,
     planned_placements,
     planned_rankings,
     selections,
     unnamed_model_rows,
 )
+from .shared import SharedAnswers
 
 __all__ = [
     "SelectionRow",
+    "SharedAnswers",
+    "asked_questions",
     "planned_placements",
     "planned_rankings",
     "selections",

@@ -4,8 +4,9 @@ InferenceService names, and the rankings and placements they will cost."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..placement import (
     ClassView,
@@ -36,6 +37,9 @@ from ..values import (
     classes_known,
     model_not_found,
 )
+
+if TYPE_CHECKING:
+    from .shared import SharedAnswers
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +82,7 @@ class _Placer:
         )
         # InferenceServices that ask one question with equal accelerator fields (the common
         # case: many services of one spec) get one placement.
-        self._placed: dict[tuple[Question, AcceleratorRequest], Placement | None] = {}
+        self._placed: dict[tuple[Hashable, AcceleratorRequest], Placement | None] = {}
 
     def place(
         self, model: Model, read: RuntimeRead | None, isvc: InferenceService | None
@@ -97,7 +101,7 @@ class _Placer:
         )
 
     def place_service(
-        self, question: Question, model: Model, read: RuntimeRead | None, isvc: InferenceService
+        self, question: Hashable, model: Model, read: RuntimeRead | None, isvc: InferenceService
     ) -> Placement | None:
         key = (question, accelerator_request(isvc))
         if key not in self._placed:
@@ -139,14 +143,22 @@ def planned_rankings(
     """How many rankings ``selections`` (and, with ``unnamed``, ``unnamed_model_rows``) will
     compute: one per distinct question. Linear, and cheap next to one ranking, so that work
     over a bound can be refused before it starts (rules §17 "Bounded work")."""
+    questions = {question for question, _, _ in asked_questions(view, namespace=namespace)}
+    if not unnamed:
+        return len(questions)
+    return len(questions) + len(_unnamed(ModelLookup(view.models), view.services))
+
+
+def asked_questions(
+    view: CatalogView, *, namespace: str | None = None
+) -> Iterator[tuple[Question, Model, InferenceService]]:
+    """The question, model and InferenceService (namespace defaulted) of every
+    InferenceService ``selections`` ranks."""
     lookup = ModelLookup(view.models)
-    services = view.services
-    questions = set()
-    for isvc in checked(services):
+    for isvc in checked(view.services):
         found = _resolved(lookup, isvc, namespace)
         if isinstance(found, tuple):
-            questions.add(question_of(found[1], found[0]))
-    return len(questions) + (len(_unnamed(lookup, services)) if unnamed else 0)
+            yield question_of(found[1], found[0]), found[1], found[0]
 
 
 def planned_placements(view: CatalogView, *, namespace: str | None = None) -> int:
@@ -154,29 +166,54 @@ def planned_placements(view: CatalogView, *, namespace: str | None = None) -> in
     question and accelerator fields, each component the InferenceService sets times the longest
     class list a runtime has (which runtime is selected is not known before ranking). Linear,
     so that a catalog whose placements would cost too much is refused before they start."""
-    longest = max((len(runtime.accelerator_classes or ()) for runtime in view.runtimes), default=0)
+    longest = longest_class_list(view)
     if longest == 0:
         return 0
-    lookup = ModelLookup(view.models)
-    distinct = set()
-    for isvc in checked(view.services):
-        found = _resolved(lookup, isvc, namespace)
-        if isinstance(found, tuple):
-            service, model, _ = found
-            distinct.add((question_of(model, service), accelerator_request(service)))
+    distinct = {
+        (question, accelerator_request(isvc))
+        for question, _, isvc in asked_questions(view, namespace=namespace)
+    }
+    return placement_checks((request for _, request in distinct), longest)
+
+
+def longest_class_list(view: CatalogView) -> int:
+    return max((len(runtime.accelerator_classes or ()) for runtime in view.runtimes), default=0)
+
+
+def placement_checks(requests: Iterable[AcceleratorRequest], longest: int) -> int:
+    """The class checks of placing each distinct request's components, ``longest`` each."""
     components = sum(
-        (request.engine is not None) + (request.decoder is not None) for _, request in distinct
+        (request.engine is not None) + (request.decoder is not None) for request in requests
     )
     return components * longest
 
 
-def selections(view: CatalogView, *, namespace: str | None = None) -> list[SelectionRow]:
+class Answers:
+    """What ``selections`` computes once per question over views that agree on what a ranking
+    and a placement read besides the model and the InferenceService (runtimes, classes,
+    settings): the rankings, each with its selected runtime read, and the placements. Over one
+    view a question names its model; over several (``SharedAnswers``) the model's content is
+    part of the key, as two clusters may hold different models of one name."""
+
+    def __init__(self, view: CatalogView, model_key: Callable[[Model], Hashable] | None = None):
+        self.placer = _Placer(view)
+        self.rankings: dict[Hashable, tuple[Ranking, RuntimeRead | None]] = {}
+        self._model_key = model_key
+
+    def key(self, question: Question, model: Model) -> Hashable:
+        return question if self._model_key is None else (question, self._model_key(model))
+
+
+def selections(
+    view: CatalogView, *, namespace: str | None = None, shared: SharedAnswers | None = None
+) -> list[SelectionRow]:
     """Every InferenceService (of ``namespace`` when given) with its outcome, by namespace and
-    name. Rankings are computed once per distinct question, not once per InferenceService."""
+    name. Rankings are computed once per distinct question, not once per InferenceService;
+    with ``shared``, once per distinct question across every view it was given."""
     rows = []
     lookup = ModelLookup(view.models)
-    placer = _Placer(view)
-    rankings: dict[Question, tuple[Ranking, RuntimeRead | None]] = {}
+    answers = Answers(view) if shared is None else shared.of(view)
+    placer, rankings = answers.placer, answers.rankings
     for isvc in checked(view.services):
         found = _resolved(lookup, isvc, namespace)
         if found is None:
@@ -185,7 +222,7 @@ def selections(view: CatalogView, *, namespace: str | None = None) -> list[Selec
             rows.append(found)
             continue
         isvc, model, isvc_namespace = found
-        question = question_of(model, isvc)
+        question = answers.key(question_of(model, isvc), model)
         known = rankings.get(question)
         if known is None:
             request = view.rank_request(model, isvc)
