@@ -28,7 +28,17 @@ def create_app(config: Config | None = None) -> Flask:
     app.config.update(vars(settings))
 
     from . import cache, catalog, web
-    from .api import cluster_answers, clusters, docs, impact, lint, operations, ranking, selections
+    from .api import (
+        cluster_answers,
+        clusters,
+        docs,
+        fleet,
+        impact,
+        lint,
+        operations,
+        ranking,
+        selections,
+    )
     from .http import (
         collector,
         compression,
@@ -65,6 +75,7 @@ def create_app(config: Config | None = None) -> Flask:
         lint,
         impact,
         selections,
+        fleet,
         operations,
         docs,
         web,

@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 from prometheus_client import generate_latest
 
-from app.metrics import MULTIPROC_DIR_VARIABLE, ServiceMetrics, multiprocess_dir
+from app.metrics import (
+    MULTIPROC_DIR_VARIABLE,
+    CatalogFigures,
+    DomainFigures,
+    ServiceMetrics,
+    multiprocess_dir,
+)
 from config.settings import SettingsError
 from tests.paths import ROOT
 
@@ -108,3 +114,32 @@ def test_multiprocess_mode_sums_every_process(tmp_path):
     (line,) = [line for line in text.splitlines() if line.startswith(healthz)]
     assert float(line.split()[-1]) == 3 + 4 + 5
     assert len(list(tmp_path.glob("counter_*.db"))) == 3
+
+
+def test_the_domain_gauges_of_one_scrape():
+    metrics = ServiceMetrics(None)
+    domain = DomainFigures(
+        "9.9.9",
+        (
+            CatalogFigures("east", 1796434081.5, {"selected": 3, "noRuntime": 1}),
+            CatalogFigures("west", 1796434000.0, None),  # not counted in this scrape
+        ),
+    )
+    text = metrics.exposition(domain)[0].decode()
+    assert 'ome_ranker_build_info{version="9.9.9"} 1.0' in text
+    assert 'ome_ranker_catalog_updated_timestamp_seconds{cluster="east"} 1.7964340815e+09' in text
+    assert 'ome_ranker_catalog_updated_timestamp_seconds{cluster="west"}' in text
+    assert 'ome_ranker_inferenceservices{cluster="east",outcome="selected"} 3.0' in text
+    assert 'ome_ranker_inferenceservices{cluster="east",outcome="noRuntime"} 1.0' in text
+    assert 'cluster="west",outcome' not in text
+    # Made for one scrape only: nothing of them stays in the registry.
+    plain = metrics.exposition()[0].decode()
+    assert "ome_ranker_build_info" not in plain and "east" not in plain
+
+
+def test_the_runtimes_histogram_has_its_conventional_name():
+    metrics = ServiceMetrics(None)
+    metrics.observe_runtimes("/v1/rank", 3)
+    text = generate_latest(metrics.registry).decode()
+    assert 'ome_ranker_request_runtimes_count{endpoint="/v1/rank"} 1.0' in text
+    assert "runtimes_per_request" not in text

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, request
 
 from app import errors
 from app.catalog import get_store
+from app.http import cached
 from app.http.access import (
     caller,
     if_match,
@@ -34,6 +35,7 @@ from app.http.described import (
     described,
     parameter,
 )
+from app.http.fleet_reads import counts_body, fleet_outcomes
 from app.http.query import NAMESPACE, check_query
 from app.http.respond import respond, wanted_output
 from app.rendering.encode import sorted_keys
@@ -41,12 +43,12 @@ from app.rendering.payloads import rendered
 from app.rendering.selections_body import ignored_body
 from app.schemas.catalog_answers import (
     ClusterInfoSchema,
-    ClusterListSchema,
     ClusterSettingsSchema,
     ObjectDeletedSchema,
     ObjectListSchema,
     ObjectsWrittenSchema,
 )
+from app.schemas.fleet_answers import ClusterSummaryListSchema
 from app.schemas.requests import DEFAULT_OME_VERSION, version_problem
 from app.selection.values import OtherObject, length_problem
 from app.store import (
@@ -123,17 +125,30 @@ def _settings(body: Any) -> ClusterSettings:
     "The clusters the token may read",
     answers={
         200: answer(
-            "Each cluster's settings, generation and counts.", ClusterListSchema, JSON_OR_YAML
+            "Each cluster's settings, generation and counts, and its InferenceServices by "
+            "outcome (rules §21).",
+            ClusterSummaryListSchema,
+            JSON_OR_YAML,
         )
     },
-    errors=("Unauthorized", "StoreUnavailable"),
+    errors=("Unauthorized", "StoreUnavailable", "LimitExceeded"),
     secured=True,
 )
 @store_errors
 def list_clusters() -> Response:
     token = caller()
-    infos = [info for info in get_store().list_infos() if token.can_read(info.name)]
-    return reply({"clusters": [info_body(info) for info in infos]})
+    store = get_store()
+    infos = [info for info in store.list_infos() if token.can_read(info.name)]
+    # Each cluster as its counts were computed: a write that landed meanwhile is the one listed.
+    answered = fleet_outcomes(cached.request_session(), store, infos)
+    return reply(
+        {
+            "clusters": [
+                {**info_body(each.info), "inferenceServices": counts_body(each.counts)}
+                for each in answered
+            ]
+        }
+    )
 
 
 @bp.put("/v1/clusters/<cluster>")

@@ -123,9 +123,9 @@ def test_metrics_move_as_requests_are_made(client):
     # The first ranking is computed (a miss), the second comes from the cache.
     assert moved("ome_ranker_cache_misses_total") == 1
     assert moved("ome_ranker_cache_hits_total") == 1
-    assert moved("ome_ranker_runtimes_per_request_count", endpoint="/v1/rank") == 1
-    assert moved("ome_ranker_runtimes_per_request_sum", endpoint="/v1/rank") == 4
-    assert moved("ome_ranker_runtimes_per_request_bucket", endpoint="/v1/rank", le="4.0") == 1
+    assert moved("ome_ranker_request_runtimes_count", endpoint="/v1/rank") == 1
+    assert moved("ome_ranker_request_runtimes_sum", endpoint="/v1/rank") == 4
+    assert moved("ome_ranker_request_runtimes_bucket", endpoint="/v1/rank", le="4.0") == 1
     assert moved("ome_ranker_selection_duration_seconds_count", endpoint="/v1/rank") == 1
 
 
