@@ -6,7 +6,6 @@ from flask import Blueprint, Response, current_app, request
 
 from app.cache import EXTENSION_NAME
 from app.catalog import get_store
-from app.http.cached import request_session
 from app.http.described import TEXT, answer, described
 from app.http.fleet_reads import scraped_outcomes, timestamp
 from app.http.observability import service_metrics, sync_cache_metrics
@@ -105,7 +104,8 @@ def _domain() -> DomainFigures:
     out; ``ome_ranker_store_up`` says why."""
     # Without the cache (an app whose cache failed to start) nothing is counted: a scrape
     # recounting every catalog each time would cost what the cache is there to save.
-    session = request_session() if EXTENSION_NAME in current_app.extensions else None
+    cache = current_app.extensions.get(EXTENSION_NAME)
+    session = None if cache is None else cache.session(counted=False)  # it serves no answer
     try:
         store = get_store()
         scraped = scraped_outcomes(session, store, store.list_infos())

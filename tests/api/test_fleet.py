@@ -287,3 +287,16 @@ def test_a_scrape_counts_what_fits_and_the_next_goes_on(make_app):
         ]
         assert all(stamps)
     assert counted == [[True, False, False], [True, True, False], [True, True, True]]
+
+
+def test_a_scrape_is_no_hit_nor_miss_of_the_cache(make_app):
+    client = make_app().test_client()
+    client.put("/v1/clusters/a", json={})
+    client.put("/v1/clusters/a/objects", data=SEED_YAML, headers=YAML)
+    counters = ("ome_ranker_cache_hits_total", "ome_ranker_cache_misses_total")
+    first = metric_samples(client)  # counts a's outcomes: computed and stored
+    second = metric_samples(client)  # reads them
+    assert outcome_samples(first, "a") == outcome_samples(second, "a") != {}
+    assert [value(second, name) for name in counters] == [value(first, name) for name in counters]
+    assert client.get("/v1/fleet").status_code == 200  # a request's reads are counted
+    assert value(metric_samples(client), counters[0]) == value(second, counters[0]) + 1
