@@ -14,7 +14,7 @@ import yaml
 from app.catalog import get_store
 from app.version import __version__
 from tests.api.support import metric_samples, value
-from tests.builders import token_file
+from tests.builders import entry, isvc_doc, model_doc, runtime_doc, token_file
 from tests.ome_docs.support import load_cases
 from tests.paths import FIXTURES
 
@@ -300,3 +300,23 @@ def test_a_scrape_is_no_hit_nor_miss_of_the_cache(make_app):
     assert [value(second, name) for name in counters] == [value(first, name) for name in counters]
     assert client.get("/v1/fleet").status_code == 200  # a request's reads are counted
     assert value(metric_samples(client), counters[0]) == value(second, counters[0]) + 1
+
+
+def test_refused_reads_the_stored_form_as_lint_does(make_app, backend_settings):
+    """What the webhook reads of the manifest besides the document (a decoder without an
+    engine, an engine's complete runner) is kept by the catalog and read by the count."""
+    client = make_app(**backend_settings).test_client()
+    client.put("/v1/clusters/c", json={})
+    stream = [
+        model_doc("llama"),
+        model_doc("qwen", architecture="Qwen2ForCausalLM"),  # no runtime serves it
+        runtime_doc("rt", entry()),
+        isvc_doc("lonely-decoder", model={"name": "llama"}, decoder={}),  # refused
+        isvc_doc("auto", model={"name": "llama"}, engine={}),
+        isvc_doc("qwen-bare", model={"name": "qwen"}, engine={}),  # refused: no runtime
+        isvc_doc("qwen-runner", model={"name": "qwen"}, engine={"runner": {"image": "vllm"}}),
+    ]
+    assert client.put("/v1/clusters/c/objects", json=stream).status_code == 200
+    counts = client.get("/v1/fleet").get_json()["clusters"][0]["inferenceServices"]
+    assert counts == expected_counts(client, "c", {})
+    assert (counts["selected"], counts["noRuntime"], counts["refused"]) == (2, 2, 2)
