@@ -35,7 +35,7 @@ from app.http.described import (
     described,
     parameter,
 )
-from app.http.fleet_reads import counts_body, fleet_outcomes
+from app.http.fleet_reads import counts_body, fleet_outcomes, readable_clusters
 from app.http.query import NAMESPACE, check_query
 from app.http.respond import respond, wanted_output
 from app.rendering.encode import sorted_keys
@@ -136,9 +136,8 @@ def _settings(body: Any) -> ClusterSettings:
 )
 @store_errors
 def list_clusters() -> Response:
-    token = caller()
     store = get_store()
-    infos = [info for info in store.list_infos() if token.can_read(info.name)]
+    infos, _ = readable_clusters(store, caller())
     # Each cluster as its counts were computed: a write that landed meanwhile is the one listed.
     answered = fleet_outcomes(cached.request_session(), store, infos)
     return reply(

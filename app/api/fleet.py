@@ -13,7 +13,13 @@ from app.http.access import caller, store_errors
 from app.http.conditions import NOT_MODIFIED as NOT_MODIFIED_STATUS
 from app.http.conditions import if_none_match_status
 from app.http.described import NOT_MODIFIED, YAML, answer, described
-from app.http.fleet_reads import age_seconds, counts_body, fleet_etag, fleet_outcomes
+from app.http.fleet_reads import (
+    age_seconds,
+    counts_body,
+    fleet_etag,
+    fleet_outcomes,
+    readable_clusters,
+)
 from app.http.respond import respond, wanted_output
 from app.rendering.payloads import rendered
 from app.schemas.fleet_answers import FleetSchema
@@ -51,11 +57,8 @@ def _summed(counts: list[OutcomeCounts]) -> dict[str, int]:
 )
 @store_errors
 def fleet() -> Response:
-    token = caller()
     store = get_store()
-    infos = store.list_infos()
-    readable = [info for info in infos if token.can_read(info.name)]
-    hidden = len(infos) - len(readable)
+    readable, hidden = readable_clusters(store, caller())
     tag = fleet_etag(readable, hidden)
     condition = request.headers.get("If-None-Match")
     if if_none_match_status(request.method, condition, tag, 200) == NOT_MODIFIED_STATUS:

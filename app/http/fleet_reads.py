@@ -39,6 +39,7 @@ from .catalog_reads import answer_key
 from .limits import MAX_RUNTIME_CHECKS, check_runtimes, limit_exceeded
 
 if TYPE_CHECKING:
+    from app.auth import Token
     from app.store import CatalogStore
 
 # What the counts are, in their cache key (beside the cluster's uid and generation).
@@ -167,6 +168,14 @@ def fleet_outcomes(
 def age_seconds(info: ClusterInfo, now: datetime) -> int:
     """Whole seconds since the catalog's last write (0 for a clock that reads earlier)."""
     return max(0, int(now.timestamp() - timestamp(info)))
+
+
+def readable_clusters(store: CatalogStore, token: Token) -> tuple[list[ClusterInfo], int]:
+    """The clusters ``token`` may read, by name, and how many others there are (rules §17
+    *Access*: counted, never named)."""
+    infos = store.list_infos()
+    readable = [info for info in infos if token.can_read(info.name)]
+    return readable, len(infos) - len(readable)
 
 
 def fleet_etag(infos: Iterable[ClusterInfo], not_readable: int) -> str:
