@@ -7,7 +7,7 @@ from flask import Blueprint, Response, current_app, request
 from app.cache import EXTENSION_NAME
 from app.catalog import get_store
 from app.http.described import TEXT, answer, described
-from app.http.fleet_reads import scraped_outcomes, timestamp
+from app.http.fleet_reads import bounded_outcomes, timestamp
 from app.http.observability import service_metrics, sync_cache_metrics
 from app.http.readiness import readiness
 from app.metrics import CatalogFigures, DomainFigures
@@ -108,7 +108,7 @@ def _domain() -> DomainFigures:
     session = None if cache is None else cache.session(counted=False)  # it serves no answer
     try:
         store = get_store()
-        scraped = scraped_outcomes(session, store, store.list_infos())
+        scraped = bounded_outcomes(session, store, store.list_infos())
     except StoreError:
         return DomainFigures(__version__)
     return DomainFigures(

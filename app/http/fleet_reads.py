@@ -186,14 +186,15 @@ def fleet_etag(infos: Iterable[ClusterInfo], not_readable: int) -> str:
     return f'"fleet-{hashlib.sha256(to_json(state)).hexdigest()[:32]}"'
 
 
-def scraped_outcomes(
+def bounded_outcomes(
     session: CacheSession | None, store: CatalogStore, infos: Iterable[ClusterInfo]
 ) -> list[tuple[ClusterInfo, OutcomeCounts | None]]:
-    """For ``/metrics``: every cluster with its counts, cached ones as found; the others are
-    computed, in order, while their summed work stays within the request's bound and its
-    deadline has not passed. One that does not fit has no counts in this scrape (None): the
-    next scrape starts where this one stopped, since the computed ones are cached by then.
-    Without a cache (``session`` None), none is counted."""
+    """For ``GET /v1/clusters`` and ``/metrics``, which answer whatever the counts cost: every
+    cluster with its counts, cached ones as found; the others are computed, in order, while
+    their summed work stays within the request's bound and its deadline has not passed. One
+    that does not fit has no counts in this answer (None): the next request starts where this
+    one stopped, since the computed ones are cached by then. Without a cache (``session``
+    None), none is counted."""
     if session is None:
         return [(info, None) for info in infos]
     budget = current_app.config[MAX_RUNTIME_CHECKS[0]]

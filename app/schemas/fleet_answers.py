@@ -49,19 +49,24 @@ class OutcomeCountsSchema(Schema):
     )
 
 
-def _outcomes() -> fields.Nested:
+def _outcomes(description: str = "", *, allow_none: bool = False) -> fields.Nested:
     return fields.Nested(
         OutcomeCountsSchema,
         data_key="inferenceServices",
         required=True,
-        metadata={"description": "The InferenceServices by outcome (rules §21)."},
+        allow_none=allow_none,
+        metadata={"description": f"The InferenceServices by outcome (rules §21).{description}"},
     )
 
 
 class ClusterSummarySchema(ClusterInfoSchema):
     """A cluster of ``GET /v1/clusters``: its info, and its InferenceServices by outcome."""
 
-    inference_services = _outcomes()
+    inference_services = _outcomes(
+        " Null when counting them does not fit this request's bounds: the list answers "
+        "whatever the counts cost, and the next request goes on from the counts made.",
+        allow_none=True,
+    )
 
 
 class ClusterSummaryListSchema(Schema):

@@ -13,10 +13,10 @@ from app.cache import get_ranking_cache
 from app.catalog import get_store
 from app.http.fleet_reads import (
     age_seconds,
+    bounded_outcomes,
     fleet_etag,
     fleet_outcomes,
     held,
-    scraped_outcomes,
 )
 from tests.paths import FIXTURES
 
@@ -106,9 +106,9 @@ def test_a_scrape_leaves_out_what_it_cannot_count(fleet_app):
     session = get_ranking_cache(fleet_app).session()
     fleet_app.config["MAX_RUNTIME_CHECKS"] = SEED_WORK
     with fleet_app.app_context():
-        first = scraped_outcomes(session, store, store.list_infos())
-        second = scraped_outcomes(session, store, store.list_infos())
-        uncached = scraped_outcomes(None, store, store.list_infos())
+        first = bounded_outcomes(session, store, store.list_infos())
+        second = bounded_outcomes(session, store, store.list_infos())
+        uncached = bounded_outcomes(None, store, store.list_infos())
     assert [(info.name, counts is not None) for info, counts in first] == [
         ("a", True),
         ("b", False),
