@@ -118,6 +118,8 @@ def test_a_write_changes_the_counts_and_the_etag_and_a_match_is_a_304(fleet):
     tag = first.headers["ETag"]
     again = fleet.get("/v1/fleet", headers={**TWO, "If-None-Match": tag})
     assert (again.status_code, again.headers["ETag"], again.get_data()) == (304, tag, b"")
+    # What one token may read: kept by no browser or proxy, as every catalog answer.
+    assert first.headers["Cache-Control"] == again.headers["Cache-Control"] == "no-store"
     assert fleet.get("/v1/fleet", headers={**TWO, "If-None-Match": f"W/{tag}"}).status_code == 304
     assert fleet.get("/v1/fleet", headers={**ADMIN, "If-None-Match": tag}).status_code == 200
     # A write to a cluster the token may not read leaves its fleet as it was.
