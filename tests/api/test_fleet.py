@@ -328,3 +328,15 @@ def test_refused_reads_the_stored_form_as_lint_does(make_app, backend_settings):
     counts = client.get("/v1/fleet").get_json()["clusters"][0]["inferenceServices"]
     assert counts == expected_counts(client, "c", {})
     assert (counts["selected"], counts["noRuntime"], counts["refused"]) == (2, 2, 2)
+
+
+def test_a_store_that_does_not_answer_leaves_the_catalogs_out_of_a_scrape(
+    make_app, dead_redis_port
+):
+    client = make_app(REDIS_URL=f"redis://127.0.0.1:{dead_redis_port}/0").test_client()
+    samples = metric_samples(client)
+    assert value(samples, "ome_ranker_build_info", version=__version__) == 1
+    catalogs = ("ome_ranker_catalog_updated_timestamp_seconds", "ome_ranker_inferenceservices")
+    assert [key for key in samples if key[0] in catalogs] == []
+    refused = client.get("/v1/fleet")
+    assert (refused.status_code, refused.get_json()["error"]["code"]) == (503, "StoreUnavailable")

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
-
 import pytest
 
 from app.cache import get_ranking_cache
@@ -20,14 +17,6 @@ from tests.clock import ManualClock
 from tests.paths import SEED_YAML
 
 YAML = {"Content-Type": "application/yaml"}
-
-
-@pytest.fixture
-def dead_redis_port() -> Iterator[int]:
-    """A port with nothing listening: bound, never listened on, so connecting is refused."""
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        yield holder.getsockname()[1]
 
 
 def test_healthz(client):
