@@ -150,3 +150,26 @@ def test_planned_work_counts_selections_and_lint_over_every_runtime():
     assert planned_work(view) == (3 + 3) * 2 + 4 * 2
     _, empty = counted(model_doc("llama"))
     assert planned_work(empty) == 0
+
+
+def test_an_engine_unknown_and_a_decoder_failing_count_in_both():
+    """rules §20.10 item 3: more than 12 classes tied for the top score are `unknown`; a named
+    class that does not exist fails. One InferenceService, one of each."""
+    tied = [class_doc(f"gpu-{i:02}", memory="80Gi") for i in range(13)]
+    listed = [*(doc["metadata"]["name"] for doc in tied), "gpu-missing"]
+    counts, view = counted(
+        model_doc("llama"),
+        runtime_doc("rt", entry(), acceleratorRequirements={"acceleratorClasses": listed}),
+        *tied,
+        isvc_doc(
+            "both",
+            model={"name": "llama"},
+            acceleratorSelector={"constraints": {}},
+            engine={"acceleratorOverride": {"policy": "BestFit"}},
+            decoder={"acceleratorOverride": {"acceleratorClass": "gpu-missing"}},
+        ),
+    )
+    (row,) = selections(view)
+    assert row.placement is not None and row.placement.engine is not None
+    assert row.placement.engine.known is False
+    assert (counts.selected, counts.class_unknown, counts.class_error) == (1, 1, 1)
