@@ -13,7 +13,6 @@ from app.http.readiness import readiness
 from app.metrics import CatalogFigures, DomainFigures
 from app.rendering.encode import to_json
 from app.schemas.rank_answers import HealthSchema, ReadinessSchema
-from app.selection.outcome_counts import OutcomeCounts
 from app.store import StoreError
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
@@ -94,10 +93,6 @@ def metrics() -> Response:
     return _uncached(payload, content_type)
 
 
-def _outcomes(counts: OutcomeCounts) -> dict[str, int]:
-    return counts.by_outcome()
-
-
 def _domain() -> DomainFigures:
     """The domain's gauges (rules §21): every stored catalog, whoever may read it (the metrics
     are the operator's: docs/operations.md). A store that does not answer leaves the catalogs'
@@ -115,7 +110,7 @@ def _domain() -> DomainFigures:
         __version__,
         tuple(
             CatalogFigures(
-                info.name, timestamp(info), None if counts is None else _outcomes(counts)
+                info.name, timestamp(info), None if counts is None else counts.by_outcome()
             )
             for info, counts in scraped
         ),

@@ -8,9 +8,11 @@ this worker's decoded answers when it holds them). What they depend on that is n
 documents (lint reads whether an engine has a complete runner, and the stored manifests), is
 read with them, from one snapshot of the catalog.
 
-Bounded (rules §17 "Bounded work"): the work of every cluster whose counts are not cached is
-counted before any starts, summed, and refused over ``OME_RANKER_MAX_RUNTIME_CHECKS``; the
-request's deadline holds inside each cluster's rules and between clusters.
+Bounded (rules §17 "Bounded work"): for ``GET /v1/fleet`` (``fleet_outcomes``) the work of
+every cluster whose counts are not cached is counted before any starts, summed, and refused
+over ``OME_RANKER_MAX_RUNTIME_CHECKS``; the list and the metrics, which answer whatever the
+counts cost (``bounded_outcomes``), count what fits and leave the rest for the next request.
+The request's deadline holds inside each cluster's rules and between clusters.
 """
 
 from __future__ import annotations
