@@ -9,6 +9,13 @@ Cache counters are mirrored from the cache's own (``RankingCache.stats()``): aft
 and before each scrape the increase since the last look is added, so the cache stays the single
 place that decides what a hit, a miss or an error is.
 
+The gauges about the domain (``ome_ranker_build_info``, each catalog's last write, its
+InferenceServices by outcome: docs/rules.md §21) are not kept in any worker: they are made at
+scrape time from the store (``DomainFigures``), so every worker answers the same whatever it
+served, no state is shared between workers, and a cluster deleted is gone from the next scrape.
+The counts are cached per generation, so a scrape of an unchanged fleet only reads them
+(app/http/fleet_reads.py).
+
 The gauges of the token file and of the catalog store are set where /readyz reads them
 (app/http/readiness.py), each time, and the token file's when the app starts; one nothing has
 set is absent, not 0. Every worker reads the same file and the same store, so across workers
@@ -21,7 +28,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 
 from prometheus_client import (
     CONTENT_TYPE_PLAIN_0_0_4,
@@ -33,6 +41,7 @@ from prometheus_client import (
     generate_latest,
     values,
 )
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from config.settings import SettingsError
@@ -115,7 +124,7 @@ class ServiceMetrics:
             registry=self.registry,
         )
         self.runtimes = Histogram(
-            "ome_ranker_runtimes_per_request",
+            "ome_ranker_request_runtimes",
             "Runtimes in each request that was decoded (not answered from the request-keyed "
             "cache, which never decodes the body).",
             ("endpoint",),
@@ -199,12 +208,66 @@ class ServiceMetrics:
                 self._health[key] = gauge
             return gauge
 
-    def exposition(self) -> tuple[bytes, str]:
-        """The text format body and its content type."""
+    def exposition(self, domain: DomainFigures | None = None) -> tuple[bytes, str]:
+        """The text format body and its content type; with the gauges of ``domain``."""
         registry = self.registry
         if registry is None:
             registry = CollectorRegistry()
             MultiProcessCollector(registry, path=self.multiproc_dir)
+        collected = _Collected(registry, () if domain is None else domain.families())
         # 0.0.4, not prometheus_client's newer default: every Prometheus version reads it, and
         # for names like ours (plain ASCII) the body is the same.
-        return generate_latest(registry), CONTENT_TYPE_PLAIN_0_0_4
+        return generate_latest(collected), CONTENT_TYPE_PLAIN_0_0_4
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogFigures:
+    """One stored catalog at scrape time: when it was last written (seconds since the epoch)
+    and its InferenceServices by outcome (None: not counted in this scrape, rules §21)."""
+
+    cluster: str
+    updated: float
+    outcomes: Mapping[str, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class DomainFigures:
+    """What the domain's gauges say at one scrape; labels bounded by the number of clusters
+    (``OME_RANKER_MAX_CLUSTERS``) times the six outcomes."""
+
+    version: str
+    catalogs: tuple[CatalogFigures, ...] = ()
+
+    def families(self) -> list[Metric]:
+        build = GaugeMetricFamily(
+            "ome_ranker_build_info", "Always 1; the running version.", labels=("version",)
+        )
+        build.add_metric((self.version,), 1)
+        updated = GaugeMetricFamily(
+            "ome_ranker_catalog_updated_timestamp_seconds",
+            "When the cluster's catalog was last written (a write that changed something).",
+            labels=("cluster",),
+        )
+        services = GaugeMetricFamily(
+            "ome_ranker_inferenceservices",
+            "The cluster's InferenceServices by outcome (docs/rules.md §21): selected, explicit "
+            "and noRuntime split them; refused, classUnknown and classError count among them.",
+            labels=("cluster", "outcome"),
+        )
+        for catalog in self.catalogs:
+            updated.add_metric((catalog.cluster,), catalog.updated)
+            for outcome, count in (catalog.outcomes or {}).items():
+                services.add_metric((catalog.cluster, outcome), count)
+        return [build, updated, services]
+
+
+class _Collected:
+    """A registry's metrics and some made at scrape time, as one collector."""
+
+    def __init__(self, registry: CollectorRegistry, extra: Iterable[Metric]) -> None:
+        self.registry = registry
+        self.extra = extra
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self.registry.collect()
+        yield from self.extra

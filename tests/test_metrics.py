@@ -1,5 +1,6 @@
 """ServiceMetrics: cache counters mirrored by increments, and prometheus multiprocess mode
-summing several processes as gunicorn's workers are summed."""
+summing several processes as gunicorn's workers are summed, and the gauges about the
+domain, made at scrape time."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ from pathlib import Path
 import pytest
 from prometheus_client import generate_latest
 
-from app.metrics import MULTIPROC_DIR_VARIABLE, ServiceMetrics, multiprocess_dir
+from app.metrics import (
+    MULTIPROC_DIR_VARIABLE,
+    CatalogFigures,
+    DomainFigures,
+    ServiceMetrics,
+    multiprocess_dir,
+)
+from app.version import __version__
 from config.settings import SettingsError
 from tests.paths import ROOT
 
@@ -85,11 +93,11 @@ WORKER = textwrap.dedent(
 )
 
 
-def run_worker(directory: Path, *args: str) -> str:
+def run_worker(directory: Path, *args: str, script: str = WORKER) -> str:
     env = {**os.environ, MULTIPROC_DIR_VARIABLE: str(directory)}
     env.pop("REDIS_URL", None)
     done = subprocess.run(
-        [sys.executable, "-c", WORKER, *args],
+        [sys.executable, "-c", script, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -108,3 +116,77 @@ def test_multiprocess_mode_sums_every_process(tmp_path):
     (line,) = [line for line in text.splitlines() if line.startswith(healthz)]
     assert float(line.split()[-1]) == 3 + 4 + 5
     assert len(list(tmp_path.glob("counter_*.db"))) == 3
+
+
+PUSH_OR_SCRAPE = textwrap.dedent(
+    """
+    import os
+    import sys
+    from app import create_app
+    from config.settings import TestConfig
+
+    config = TestConfig()
+    config.STORE_PATH = os.path.join(os.environ["PROMETHEUS_MULTIPROC_DIR"], "catalog.sqlite3")
+    client = create_app(config).test_client()
+    if sys.argv[1] == "push":
+        assert client.put("/v1/clusters/east", json={}).status_code == 201
+        pushed = client.put(
+            "/v1/clusters/east/objects",
+            data=open(sys.argv[2], "rb").read(),
+            headers={"Content-Type": "application/yaml"},
+        )
+        assert pushed.status_code == 200
+        assert client.get("/metrics").status_code == 200
+    else:
+        sys.stdout.write(client.get("/metrics").get_data(as_text=True))
+    """
+)
+
+
+def test_in_multiprocess_mode_the_domain_gauges_are_the_stores_once(tmp_path):
+    """Made at scrape time, they are neither summed over the processes nor missing from one
+    that served nothing: a worker that only scrapes sees what another stored."""
+    seed = ROOT / "tests" / "fixtures" / "kubectl_get_seed_cluster.yaml"
+    run_worker(tmp_path, "push", str(seed), script=PUSH_OR_SCRAPE)
+    text = run_worker(tmp_path, "scrape", script=PUSH_OR_SCRAPE)
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    assert [line for line in lines if line.startswith("ome_ranker_build_info")] == [
+        f'ome_ranker_build_info{{version="{__version__}"}} 1.0'
+    ]
+    services = [line for line in lines if line.startswith("ome_ranker_inferenceservices{")]
+    assert len(services) == 6
+    split = sum(
+        float(line.split()[-1])
+        for line in services
+        if any(f'outcome="{name}"' in line for name in ("selected", "explicit", "noRuntime"))
+    )
+    assert split == 2  # the seed cluster's two InferenceServices, once
+
+
+def test_the_domain_gauges_of_one_scrape():
+    metrics = ServiceMetrics(None)
+    domain = DomainFigures(
+        "9.9.9",
+        (
+            CatalogFigures("east", 1796434081.5, {"selected": 3, "noRuntime": 1}),
+            CatalogFigures("west", 1796434000.0, None),  # not counted in this scrape
+        ),
+    )
+    text = metrics.exposition(domain)[0].decode()
+    assert 'ome_ranker_build_info{version="9.9.9"} 1.0' in text
+    assert 'ome_ranker_catalog_updated_timestamp_seconds{cluster="east"} 1.7964340815e+09' in text
+    assert 'ome_ranker_catalog_updated_timestamp_seconds{cluster="west"}' in text
+    assert 'ome_ranker_inferenceservices{cluster="east",outcome="selected"} 3.0' in text
+    assert 'ome_ranker_inferenceservices{cluster="east",outcome="noRuntime"} 1.0' in text
+    assert 'cluster="west",outcome' not in text
+    # Made for one scrape only: nothing of them stays in the registry.
+    plain = metrics.exposition()[0].decode()
+    assert "ome_ranker_build_info" not in plain and "east" not in plain
+
+
+def test_the_runtimes_histogram_has_its_conventional_name():
+    metrics = ServiceMetrics(None)
+    metrics.observe_runtimes("/v1/rank", 3)
+    text = generate_latest(metrics.registry).decode()
+    assert 'ome_ranker_request_runtimes_count{endpoint="/v1/rank"} 1.0' in text
+    assert "runtimes_per_request" not in text

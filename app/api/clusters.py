@@ -9,6 +9,7 @@ from flask import Blueprint, Response, request
 
 from app import errors
 from app.catalog import get_store
+from app.http import cached
 from app.http.access import (
     caller,
     if_match,
@@ -34,6 +35,7 @@ from app.http.described import (
     described,
     parameter,
 )
+from app.http.fleet_reads import bounded_outcomes, counts_body, readable_clusters
 from app.http.query import NAMESPACE, check_query
 from app.http.respond import respond, wanted_output
 from app.rendering.encode import sorted_keys
@@ -41,12 +43,12 @@ from app.rendering.payloads import rendered
 from app.rendering.selections_body import ignored_body
 from app.schemas.catalog_answers import (
     ClusterInfoSchema,
-    ClusterListSchema,
     ClusterSettingsSchema,
     ObjectDeletedSchema,
     ObjectListSchema,
     ObjectsWrittenSchema,
 )
+from app.schemas.fleet_answers import ClusterSummaryListSchema
 from app.schemas.requests import DEFAULT_OME_VERSION, query_boolean, version_problem
 from app.selection.values import OtherObject, length_problem
 from app.store import (
@@ -124,7 +126,10 @@ def _settings(body: Any) -> ClusterSettings:
     "The clusters the token may read",
     answers={
         200: answer(
-            "Each cluster's settings, generation and counts.", ClusterListSchema, JSON_OR_YAML
+            "Each cluster's settings, generation and counts, and its InferenceServices by "
+            "outcome (rules §21).",
+            ClusterSummaryListSchema,
+            JSON_OR_YAML,
         )
     },
     errors=("Unauthorized", "StoreUnavailable"),
@@ -132,9 +137,22 @@ def _settings(body: Any) -> ClusterSettings:
 )
 @store_errors
 def list_clusters() -> Response:
-    token = caller()
-    infos = [info for info in get_store().list_infos() if token.can_read(info.name)]
-    return reply({"clusters": [info_body(info) for info in infos]})
+    store = get_store()
+    infos, _ = readable_clusters(store, caller())
+    # rules §21: counted as far as the request's bounds allow (the list answers whatever they
+    # cost); each cluster as its counts were made, a write that landed meanwhile the one listed.
+    counted = bounded_outcomes(cached.request_session(), store, infos)
+    return reply(
+        {
+            "clusters": [
+                {
+                    **info_body(info),
+                    "inferenceServices": None if counts is None else counts_body(counts),
+                }
+                for info, counts in counted
+            ]
+        }
+    )
 
 
 @bp.put("/v1/clusters/<cluster>")

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, request
 
+from app.cache import EXTENSION_NAME
+from app.catalog import get_store
 from app.http.described import TEXT, answer, described
+from app.http.fleet_reads import bounded_outcomes, timestamp
 from app.http.observability import service_metrics, sync_cache_metrics
 from app.http.readiness import readiness
+from app.metrics import CatalogFigures, DomainFigures
 from app.rendering.encode import to_json
 from app.schemas.rank_answers import HealthSchema, ReadinessSchema
+from app.store import StoreError
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY
 
@@ -78,10 +83,35 @@ def readyz() -> Response:
     "metrics",
     "operations",
     "Prometheus metrics",
-    description="Prometheus text exposition format 0.0.4, summed over every gunicorn worker.",
+    description="Prometheus text exposition format 0.0.4, summed over every gunicorn worker; "
+    "the gauges about the catalogs are made at scrape time from the store.",
     answers={200: answer("The metrics.", media=(TEXT,))},
 )
 def metrics() -> Response:
     sync_cache_metrics(current_app)
-    payload, content_type = service_metrics(current_app).exposition()
+    payload, content_type = service_metrics(current_app).exposition(_domain())
     return _uncached(payload, content_type)
+
+
+def _domain() -> DomainFigures:
+    """The domain's gauges (rules §21): every stored catalog, whoever may read it (the metrics
+    are the operator's: docs/operations.md). A store that does not answer leaves the catalogs'
+    out; ``ome_ranker_store_up`` says why."""
+    # Without the cache (an app whose cache failed to start) nothing is counted: a scrape
+    # recounting every catalog each time would cost what the cache is there to save.
+    cache = current_app.extensions.get(EXTENSION_NAME)
+    session = None if cache is None else cache.session(counted=False)  # it serves no answer
+    try:
+        store = get_store()
+        scraped = bounded_outcomes(session, store, store.list_infos())
+    except StoreError:
+        return DomainFigures(__version__)
+    return DomainFigures(
+        __version__,
+        tuple(
+            CatalogFigures(
+                info.name, timestamp(info), None if counts is None else counts.by_outcome()
+            )
+            for info, counts in scraped
+        ),
+    )

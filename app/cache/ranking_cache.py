@@ -148,9 +148,11 @@ class RankingCache:
             "local": self.backend.held_bytes(),
         }
 
-    def session(self, *, bypass: bool = False) -> CacheSession:
-        """The cache as one request sees it; ``bypass`` skips reads (``no-cache``)."""
-        return CacheSession(self, bypass)
+    def session(self, *, bypass: bool = False, counted: bool = True) -> CacheSession:
+        """The cache as one request sees it; ``bypass`` skips reads (``no-cache``). A session
+        not ``counted`` leaves the hits, misses and bypasses alone: it serves no answer (a
+        scrape's reads of the fleet's counts, docs/operations.md "Metrics")."""
+        return CacheSession(self, bypass, counted)
 
     def describe(self) -> dict[str, Any]:
         """State for /readyz and /metrics, without any I/O."""
@@ -233,9 +235,10 @@ class CacheSession:
     """One request's view of the cache: after the first failed operation the rest of the
     request skips the cache, so a slow Redis costs at most one timeout per request."""
 
-    def __init__(self, cache: RankingCache, bypass: bool) -> None:
+    def __init__(self, cache: RankingCache, bypass: bool, counted: bool = True) -> None:
         self.cache = cache
         self.bypass = bypass
+        self.counted = counted
         self.result = BYPASS if bypass else MISS
         self.failed = False
 
@@ -250,12 +253,13 @@ class CacheSession:
                 hot.put_many({key: answer})
         if answer is not None:
             self.result = HIT
-            self.cache.count("hits")
+            if self.counted:
+                self.cache.count("hits")
         return answer
 
     def store(self, entries: Mapping[str, Answer], *, fresh: bool) -> None:
         """Write entries; ``fresh`` marks an answer computed by this request (a miss/bypass)."""
-        if fresh:
+        if fresh and self.counted:
             self.cache.count("bypasses" if self.bypass else "misses")
         if self.cache.hot is not None:
             self.cache.hot.put_many(entries)

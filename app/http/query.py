@@ -77,6 +77,7 @@ def accelerator_classes_known(default: bool | None = None) -> bool | None:
 
 CATALOG_PATHS = "/v1/clusters"
 FLEET_PATHS = "/v1/fleet/"  # answers about the catalogs of several clusters
+FLEET_PATH = "/v1/fleet"  # rules §21: every readable catalog's counts, per token
 NOSNIFF = ("X-Content-Type-Options", "nosniff")
 NO_STORE = ("Cache-Control", "no-store")
 
@@ -85,8 +86,11 @@ def _headers(response: Response) -> Response:
     """No answer is sniffed as another type; no catalog answer is kept by a browser or a
     proxy (its ETag still makes a poll cheap): it holds what only some tokens may read."""
     response.headers.set(*NOSNIFF)
-    if request.path.startswith(FLEET_PATHS) or (
-        request.path == CATALOG_PATHS or request.path.startswith(CATALOG_PATHS + "/")
+    path = request.path
+    if (
+        path in (CATALOG_PATHS, FLEET_PATH)
+        or path.startswith(CATALOG_PATHS + "/")
+        or path.startswith(FLEET_PATHS)
     ):
         response.headers.set(*NO_STORE)
     return response

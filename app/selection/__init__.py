@@ -1,9 +1,10 @@
-"""The rules of docs/rules.md (rules §1–§20) as pure functions: no Flask, no Redis, no I/O.
+"""The rules of docs/rules.md (rules §1–§21) as pure functions: no Flask, no Redis, no I/O.
 
 One package per concern, layered bottom up: ``values`` (the documents and what every concern
 reads of them), ``ranking`` (OME's runtime selector), ``placement`` (after the runtime),
-``advice``, ``admission`` and ``questions`` (beside each other), and ``prediction`` on top, the
-entry for one request. Each package's ``__init__`` names what the others may import."""
+``advice``, ``admission`` and ``questions`` (beside each other), and on top ``prediction``, the
+entry for one request, and ``outcome_counts``, a catalog's InferenceServices counted by outcome
+(§21). Each package's ``__init__`` names what the others may import."""
 
 # Bump whenever the selection rules change (or the rendering of their answers, or which requests
 # the API accepts): it is part of every ranking-cache key (rules §16), so answers cached under the

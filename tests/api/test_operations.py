@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
-
 import pytest
 
 from app.cache import get_ranking_cache
@@ -20,14 +17,6 @@ from tests.clock import ManualClock
 from tests.paths import SEED_YAML
 
 YAML = {"Content-Type": "application/yaml"}
-
-
-@pytest.fixture
-def dead_redis_port() -> Iterator[int]:
-    """A port with nothing listening: bound, never listened on, so connecting is refused."""
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        yield holder.getsockname()[1]
 
 
 def test_healthz(client):
@@ -123,9 +112,9 @@ def test_metrics_move_as_requests_are_made(client):
     # The first ranking is computed (a miss), the second comes from the cache.
     assert moved("ome_ranker_cache_misses_total") == 1
     assert moved("ome_ranker_cache_hits_total") == 1
-    assert moved("ome_ranker_runtimes_per_request_count", endpoint="/v1/rank") == 1
-    assert moved("ome_ranker_runtimes_per_request_sum", endpoint="/v1/rank") == 4
-    assert moved("ome_ranker_runtimes_per_request_bucket", endpoint="/v1/rank", le="4.0") == 1
+    assert moved("ome_ranker_request_runtimes_count", endpoint="/v1/rank") == 1
+    assert moved("ome_ranker_request_runtimes_sum", endpoint="/v1/rank") == 4
+    assert moved("ome_ranker_request_runtimes_bucket", endpoint="/v1/rank", le="4.0") == 1
     assert moved("ome_ranker_selection_duration_seconds_count", endpoint="/v1/rank") == 1
 
 

@@ -189,3 +189,38 @@ def test_the_workers_own_answers_are_not_sniffed(service):
     reply = exchange(service.port, b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
     assert reply.status == 400
     assert reply.header("X-Content-Type-Options") == "nosniff"
+
+
+def test_fleet_answers_stop_at_the_deadline_or_count_what_fits(start_service, tmp_path):
+    """rules §21 against a real gunicorn: counting a catalog too big for the deadline stops
+    there. The fleet answers 503 and spends nothing after; the cluster list and the metrics,
+    which answer whatever the counts cost, answer in time without them."""
+    store = {"OME_RANKER_STORE_PATH": str(tmp_path / "catalogs.sqlite3"), "OME_RANKER_AUTH": "none"}
+    writer = start_service(OME_RANKER_WORKERS="1", OME_RANKER_REQUEST_DEADLINE="9", **store)
+    assert writer.request("PUT", "/v1/clusters/big", b"{}", JSON)[0] == 201
+    pushed = writer.request("PUT", "/v1/clusters/big/objects", body_of(600, 1200, 600), JSON)
+    assert pushed[0] == 200, pushed[2][:300]
+    writer.stop()
+    slow = start_service(
+        OME_RANKER_WORKERS="1",
+        OME_RANKER_THREADS="2",
+        OME_RANKER_REQUEST_DEADLINE=str(DEADLINE),
+        OME_RANKER_WORKER_TIMEOUT="10",
+        OME_RANKER_MAX_RUNTIME_CHECKS=str(10**9),
+        **store,
+    )
+    [worker] = slow.worker_pids()
+    status, headers, answer = slow.request("GET", "/v1/fleet", timeout=60)
+    assert (status, json.loads(answer)["error"]["code"]) == (503, "DeadlineExceeded")
+    assert _access_line(slow, headers["X-Request-ID"])["durationMs"] < (DEADLINE + 5) * 1000
+    before = _cpu_seconds(worker)
+    time.sleep(1.0)
+    assert _cpu_seconds(worker) - before < 0.3
+    status, _headers, answer = slow.request("GET", "/v1/clusters", timeout=60)
+    assert status == 200
+    (cluster,) = json.loads(answer)["clusters"]
+    assert (cluster["name"], cluster["inferenceServices"]) == ("big", None)
+    status, _headers, answer = slow.request("GET", "/metrics", timeout=60)
+    assert status == 200
+    assert b'ome_ranker_catalog_updated_timestamp_seconds{cluster="big"}' in answer
+    assert b"ome_ranker_inferenceservices{" not in answer
