@@ -64,6 +64,7 @@ def fleet() -> Response:
     if if_none_match_status(request.method, condition, tag, 200) == NOT_MODIFIED_STATUS:
         unchanged = Response(status=NOT_MODIFIED_STATUS)
         unchanged.headers["ETag"] = tag
+        unchanged.headers["Vary"] = "Accept"  # as its 200 (RFC 9110 §15.4.5); gzip's is added
         return unchanged
     answered = fleet_outcomes(cached.request_session(), store, readable)
     now = store.clock()

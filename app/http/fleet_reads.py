@@ -34,7 +34,7 @@ from app.rendering.payloads import JSON_MIME, Answer
 from app.selection import RULES_VERSION
 from app.selection.outcome_counts import OUTCOMES, OutcomeCounts, outcome_counts, planned_work
 from app.selection.values import DeadlinePassed
-from app.store import CatalogDocuments, ClusterInfo
+from app.store import CatalogDocuments, ClusterInfo, Generation
 
 from . import cached, deadline
 from .catalog_reads import answer_key
@@ -183,7 +183,21 @@ def readable_clusters(store: CatalogStore, token: Token) -> tuple[list[ClusterIn
 def fleet_etag(infos: Iterable[ClusterInfo], not_readable: int) -> str:
     """``GET /v1/fleet``'s tag: what its counts depend on (each cluster's uid and generation,
     the rules) and how many clusters are hidden; not the ages, which every answer computes."""
-    clusters = [[info.name, info.uid, info.generation] for info in infos]
+    return generations_etag(
+        ((info.name, info.uid, info.generation) for info in infos), not_readable
+    )
+
+
+def readable_generations(store: CatalogStore, token: Token) -> tuple[list[Generation], int]:
+    """``readable_clusters`` as a fleet's poll needs it: the generations alone."""
+    found = store.list_generations()
+    readable = [each for each in found if token.can_read(each[0])]
+    return readable, len(found) - len(readable)
+
+
+def generations_etag(generations: Iterable[Generation], not_readable: int) -> str:
+    """``fleet_etag`` of the clusters' (name, uid, generation)."""
+    clusters = [list(each) for each in generations]
     state = [RULES_VERSION, not_readable, *clusters]
     return f'"fleet-{hashlib.sha256(to_json(state)).hexdigest()[:32]}"'
 

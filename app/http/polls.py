@@ -11,6 +11,10 @@ metrics and log line, and ``304`` for an ``If-None-Match`` that names the cluste
 on an answer held (so a question that is no valid one, a model that does not exist, never gets a
 304: RFC 9110 §13.2.1).
 
+A poll of ``GET /v1/fleet`` (rules §21) whose ``If-None-Match`` names the fleet's tag is
+answered ``304`` here too: the token decided, the clusters' infos listed, the tag made as the
+view makes it (app/http/fleet_reads.py); any other fleet request is Flask's.
+
 Anything else goes to Flask unchanged, which also answers every refusal with its error: a method
 but ``GET``, a ``Cache-Control`` header (``no-cache`` skips the cache), a query that Flask's
 hooks refuse, a cluster name that is not one, no token or one that may not read the cluster, a
@@ -32,22 +36,25 @@ from flask import Flask, Request
 
 from app.cache import HIT, get_ranking_cache
 from app.cache.framing import COMPRESS_MIN_BYTES
+from app.catalog import get_access, get_store
 from app.rendering.payloads import Answer
-from app.store import ClusterInfo
+from app.store import ClusterInfo, StoreError
 
 from . import record
-from .access import etag
+from .access import etag, identified
 from .cached import served
 from .catalog_reads import HANDED_OVER, RANK_BY_NAME, SELECT_BY_NAME, ByName, answer_key, look_up
 from .compression import GZIP_SUFFIX, gzip_etag, identity_tags, takes_gzip
 from .conditions import none_match
+from .fleet_reads import generations_etag, readable_generations
 from .observability import REQUEST_ID_HEADER, finish, request_id_from
-from .query import NAMESPACE, NO_STORE, NOSNIFF, query_refusal
+from .query import FLEET_PATH, NAMESPACE, NO_STORE, NOSNIFF, query_refusal
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 Headers = list[tuple[str, str]]
+FLEET_VARY = "Accept, Accept-Encoding"  # as GET /v1/fleet's view and compression leave it
 
 
 class _Endpoint:
@@ -84,15 +91,58 @@ class PollAnswers:
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") == "GET" and "HTTP_CACHE_CONTROL" not in environ:
-            asked = self.paths.fullmatch(environ.get("PATH_INFO", ""))
-            if asked is not None and asked.lastindex is not None:
-                endpoint = self.endpoints[asked.lastindex - 1]
-                answered = self._answer(environ, asked[asked.lastindex], endpoint)
-                if answered is not None:
-                    status, headers, body = answered
-                    start_response(status, headers)
-                    return [body]
+            path = environ.get("PATH_INFO", "")
+            answered = None
+            if path == FLEET_PATH:
+                if "HTTP_IF_NONE_MATCH" in environ:
+                    answered = self._fleet_unchanged(environ)
+            else:
+                asked = self.paths.fullmatch(path)
+                if asked is not None and asked.lastindex is not None:
+                    endpoint = self.endpoints[asked.lastindex - 1]
+                    answered = self._answer(environ, asked[asked.lastindex], endpoint)
+            if answered is not None:
+                status, headers, body = answered
+                start_response(status, headers)
+                return [body]
         return self.flask_app(environ, start_response)
+
+    def _fleet_unchanged(self, environ: WSGIEnvironment) -> tuple[str, Headers, bytes] | None:
+        """``GET /v1/fleet``'s 304, when its ``If-None-Match`` names the fleet's tag as the
+        token sees it; None for anything else (Flask answers it, refusals included)."""
+        asked = self.app.request_class(environ)
+        decision = identified(get_access(self.app), asked.headers.get("Authorization"))
+        if decision.token is None or decision.refusal is not None:
+            return None
+        try:
+            readable, hidden = readable_generations(get_store(self.app), decision.token)
+        except StoreError:
+            return None  # Flask's path answers the store's failure
+        tag = generations_etag(readable, hidden)
+        conditions = asked.headers.get("If-None-Match", "")
+        if not none_match(identity_tags(conditions), tag):
+            return None
+        seen = record.RequestRecord()
+        decision.granted(seen)
+        seen.request_id = request_id_from(asked.headers.get(REQUEST_ID_HEADER))
+        named_gzip = GZIP_SUFFIX + '"' in conditions
+        headers = [
+            ("ETag", gzip_etag(tag) if named_gzip else tag),
+            ("Vary", FLEET_VARY),
+            NOSNIFF,
+            NO_STORE,
+            (REQUEST_ID_HEADER, seen.request_id),
+        ]
+        finish(
+            self.app,
+            seen,
+            method="GET",
+            path=asked.path,
+            endpoint=FLEET_PATH,
+            status=304,
+            remote_addr=asked.remote_addr,
+        )
+        return "304 NOT MODIFIED", headers, b""
 
     def _answer(
         self, environ: WSGIEnvironment, cluster: str, endpoint: _Endpoint

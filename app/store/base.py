@@ -50,6 +50,7 @@ from .records import (
     CreationRefused,
     Document,
     EmptyReplace,
+    Generation,
     LimitExceeded,
     ObjectKey,
     Precondition,
@@ -146,6 +147,11 @@ class CatalogStore(ABC):
     @abstractmethod
     def list_infos(self) -> list[ClusterInfo]:
         """Every cluster, in name order."""
+
+    def list_generations(self) -> list[Generation]:
+        """Every cluster's name, uid and generation, in name order: what a fleet's tag depends
+        on, without decoding the rest of its info (a fleet's poll reads only this)."""
+        return [(info.name, info.uid, info.generation) for info in self.list_infos()]
 
     @abstractmethod
     def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:

@@ -246,6 +246,10 @@ def _key_part(value: object) -> bool:
     return True
 
 
+# (name, uid, generation) of a stored cluster: which catalog, and which state of it.
+Generation = tuple[str, str, int]
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterInfo:
     """``uid`` names this incarnation of the cluster: one deleted and created again starts

@@ -68,6 +68,7 @@ from .records import (
     Catalog,
     ClusterInfo,
     Document,
+    Generation,
     ObjectKey,
     Precondition,
     PreconditionFailed,
@@ -510,6 +511,25 @@ class RedisCatalogStore(CatalogStore):
                 replies = pipe.execute()
         infos = (info_from(name, fields) for name, fields in zip(names, replies, strict=True))
         return [info for info in infos if info is not None]
+
+    def list_generations(self) -> list[Generation]:
+        with self._errors():
+            names = sorted(text(name) for name in self.client.hkeys(self.registry_key))
+            if not names:
+                return []
+            with self.client.pipeline(transaction=False) as pipe:
+                for name in names:
+                    pipe.hmget(self.info_key(name), ["uid", "generation"])
+                replies = pipe.execute()
+        found = []
+        for name, (uid, generation) in zip(names, replies, strict=True):
+            if generation is None:
+                continue  # deleted since it was listed, as list_infos leaves it out
+            with reading(name):
+                if uid is None:
+                    raise ValueError("the info hash lacks a field")
+                found.append((name, uid.decode(), int(generation)))
+        return found
 
     def _read_documents(
         self, cluster: str, known: ClusterInfo | None

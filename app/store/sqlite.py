@@ -39,6 +39,7 @@ from .records import (
     Catalog,
     ClusterInfo,
     Document,
+    Generation,
     StoreUnavailable,
     UnreadableCatalog,
     check_cluster_name,
@@ -323,6 +324,13 @@ class SqliteCatalogStore(CatalogStore):
         with self._using() as connection:
             rows = connection.execute(f"{_INFO} ORDER BY name").fetchall()
         return [_info_of(row) for row in rows]
+
+    def list_generations(self) -> list[Generation]:
+        with self._using() as connection:
+            rows = connection.execute(
+                "SELECT name, uid, generation FROM clusters ORDER BY name"
+            ).fetchall()
+        return [(name, uid, generation) for name, uid, generation in rows]
 
     def read_catalog(self, cluster: str) -> Catalog | None:
         check_cluster_name(cluster)

@@ -16,6 +16,7 @@ from app.http.polls import PollAnswers
 from app.rendering.payloads import Answer
 from tests.http.builders import (
     ADMIN,
+    ELSEWHERE,
     RANK,
     READER,
     SEED_MODEL,
@@ -249,3 +250,67 @@ def test_a_refused_namespace_is_refused_whatever_the_worker_holds(polled):
     before = polled.to_flask
     assert polled.client.get(url, headers=READER).status_code == 422
     assert polled.to_flask == before + 1
+
+
+FLEET = "/v1/fleet"
+# (the token, the request's other headers, given the fleet's tag as the token sees it)
+FLEET_POLLS = {
+    "304": (READER, {}),
+    "304 of the gzip tag": (READER, {"Accept-Encoding": "gzip"}),
+    "304 weak among others": (ADMIN, {}),
+    "request id": (READER, {"X-Request-ID": "poll-1"}),
+}
+
+
+def _fleet_tag(polled, token: dict, gzip: bool) -> str:
+    asked = {**token, **({"Accept-Encoding": "gzip"} if gzip else {})}
+    return polled.client.get(FLEET, headers=asked).headers["ETag"]
+
+
+@pytest.mark.parametrize("case", FLEET_POLLS)
+def test_a_fleet_poll_gets_flask_s_304_and_log_line_without_flask(polled, capsys, case):
+    token, headers = FLEET_POLLS[case]
+    tag = _fleet_tag(polled, token, "Accept-Encoding" in headers)
+    condition = f'"x", W/{tag}' if case == "304 weak among others" else tag
+    headers = {**token, **headers, "If-None-Match": condition}
+    given = headers.get("X-Request-ID") == "poll-1"
+    capsys.readouterr()
+    reference, answer, by_flask = polled.both(FLEET, headers)
+    assert not by_flask, "answered by Flask"
+    assert (answer.status_code, reference.status_code) == (304, 304)
+    assert _headers(answer, given) == _headers(reference, given)
+    flask_line, poll_line = _access_lines(capsys.readouterr().err)
+    _same_line(flask_line, poll_line, given)
+
+
+FLEET_TO_FLASK = {
+    "no condition": (READER, None),
+    "another tag": (READER, '"fleet-0"'),
+    "another token's tag": (ELSEWHERE, "reader's"),
+    "no token": ({}, "reader's"),
+    "an unknown token": ({"Authorization": "Bearer nope"}, "reader's"),
+}
+
+
+@pytest.mark.parametrize("case", FLEET_TO_FLASK)
+def test_any_other_fleet_request_is_flask_s(polled, case):
+    token, condition = FLEET_TO_FLASK[case]
+    if condition == "reader's":
+        condition = _fleet_tag(polled, READER, False)
+    headers = {**token, **({} if condition is None else {"If-None-Match": condition})}
+    before = polled.to_flask
+    answer = polled.client.get(FLEET, headers=headers)
+    assert polled.to_flask == before + 1
+    assert answer.status_code in (200, 401)
+
+
+def test_a_write_moves_the_fleet_s_tag_past_a_poll(polled):
+    tag = _fleet_tag(polled, READER, False)
+    polled.client.delete(
+        "/v1/clusters/prod/objects/InferenceService/chat?namespace=llama-demo",
+        headers=ADMIN,
+    )
+    before = polled.to_flask
+    answer = polled.client.get(FLEET, headers={**READER, "If-None-Match": tag})
+    assert polled.to_flask == before + 1
+    assert answer.status_code == 200 and answer.headers["ETag"] != tag

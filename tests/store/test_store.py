@@ -322,6 +322,20 @@ def test_clusters_are_listed_by_name_and_deleted_whole(backend):
     assert store.read_catalog("prod").objects == ()
 
 
+def test_generations_are_the_infos_names_uids_and_generations(backend):
+    """What a fleet's poll reads (``list_generations``): the infos' own, without the rest."""
+    store = backend.make()
+    assert store.list_generations() == []
+    for name in ("staging", "prod", "dev"):
+        store.put_settings(name, ClusterSettings(description=name))
+    store.replace_objects("prod", [runtime("a"), model()])
+    store.delete_cluster("staging")
+    expected = [(info.name, info.uid, info.generation) for info in store.list_infos()]
+    assert store.list_generations() == expected
+    assert [name for name, _, _ in expected] == ["dev", "prod"]
+    assert dict((name, generation) for name, _, generation in expected)["prod"] == 2
+
+
 def test_documents_for_ranking(backend):
     store = backend.make()
     store.put_settings("prod", ClusterSettings())
