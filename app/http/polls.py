@@ -124,24 +124,9 @@ class PollAnswers:
             return None
         seen = record.RequestRecord()
         decision.granted(seen)
-        seen.request_id = request_id_from(asked.headers.get(REQUEST_ID_HEADER))
         named_gzip = GZIP_SUFFIX + '"' in conditions
-        headers = [
-            ("ETag", gzip_etag(tag) if named_gzip else tag),
-            ("Vary", FLEET_VARY),
-            NOSNIFF,
-            NO_STORE,
-            (REQUEST_ID_HEADER, seen.request_id),
-        ]
-        finish(
-            self.app,
-            seen,
-            method="GET",
-            path=asked.path,
-            endpoint=FLEET_PATH,
-            status=304,
-            remote_addr=asked.remote_addr,
-        )
+        headers = [("ETag", gzip_etag(tag) if named_gzip else tag)]
+        self._sent(seen, asked, FLEET_PATH, FLEET_VARY, "304 NOT MODIFIED", headers)
         return "304 NOT MODIFIED", headers, b""
 
     def _answer(
@@ -162,23 +147,31 @@ class PollAnswers:
         seen.cache_result = HIT
         status, headers, body = answered
         read.decision.granted(seen)
+        self._sent(seen, asked, endpoint.rule, endpoint.vary, status, headers)
+        return status, headers, body
+
+    def _sent(
+        self,
+        seen: record.RequestRecord,
+        asked: Request,
+        rule: str,
+        vary: str,
+        status: str,
+        headers: Headers,
+    ) -> None:
+        """The headers every answer of this path adds to its own, and its log line and metrics,
+        as Flask's hooks make them for the view of ``rule``."""
         seen.request_id = request_id_from(asked.headers.get(REQUEST_ID_HEADER))
-        headers += [
-            ("Vary", endpoint.vary),
-            NOSNIFF,
-            NO_STORE,
-            (REQUEST_ID_HEADER, seen.request_id),
-        ]
+        headers += [("Vary", vary), NOSNIFF, NO_STORE, (REQUEST_ID_HEADER, seen.request_id)]
         finish(
             self.app,
             seen,
             method="GET",
             path=asked.path,
-            endpoint=endpoint.rule,
+            endpoint=rule,
             status=int(status[:3]),
             remote_addr=asked.remote_addr,
         )
-        return status, headers, body
 
     def _held(
         self, info: ClusterInfo, by_name: ByName, asked: Request

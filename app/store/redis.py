@@ -500,29 +500,25 @@ class RedisCatalogStore(CatalogStore):
             fields = replies(self.client.hmget(self.info_key(cluster), list(INFO_FIELDS)))
         return info_from(cluster, fields)
 
-    def list_infos(self) -> list[ClusterInfo]:
+    def _every_info(self, fields: list[str]) -> list[tuple[str, list[bytes | None]]]:
+        """Every registered cluster's ``fields`` of its info, by name, in one round trip."""
         with self._errors():
             names = sorted(text(name) for name in self.client.hkeys(self.registry_key))
             if not names:
                 return []
             with self.client.pipeline(transaction=False) as pipe:
                 for name in names:
-                    pipe.hmget(self.info_key(name), list(INFO_FIELDS))
+                    pipe.hmget(self.info_key(name), fields)
                 replies = pipe.execute()
-        infos = (info_from(name, fields) for name, fields in zip(names, replies, strict=True))
+        return list(zip(names, replies, strict=True))
+
+    def list_infos(self) -> list[ClusterInfo]:
+        infos = (info_from(name, fields) for name, fields in self._every_info(list(INFO_FIELDS)))
         return [info for info in infos if info is not None]
 
     def list_generations(self) -> list[Generation]:
-        with self._errors():
-            names = sorted(text(name) for name in self.client.hkeys(self.registry_key))
-            if not names:
-                return []
-            with self.client.pipeline(transaction=False) as pipe:
-                for name in names:
-                    pipe.hmget(self.info_key(name), ["uid", "generation"])
-                replies = pipe.execute()
         found = []
-        for name, (uid, generation) in zip(names, replies, strict=True):
+        for name, (uid, generation) in self._every_info(["uid", "generation"]):
             if generation is None:
                 continue  # deleted since it was listed, as list_infos leaves it out
             with reading(name):
