@@ -156,7 +156,19 @@ def test_a_token_of_some_clusters_sees_the_others_counted_never_named(page):
     assert page.text("#do-impact") == "Impact on every cluster"
     assert SECRETS["viewer"] not in page.driver.current_url
     assert SECRETS["viewer"] not in page.service.log_path.read_text()
-    assert page.console_errors() == []
+    # Without a token the service's refusal is shown as it is given, choice and text kept.
+    page.fill("#manifests", DISABLE_TEAM_LLAMA)
+    page.use_token(None)
+    page.find("#do-impact").click()
+    page.wait_for("#result-fleet .error")
+    status, refused = page.api(
+        "POST", "/v1/fleet/impact", DISABLE_TEAM_LLAMA.encode(), who=None, headers=YAML
+    )
+    assert status == 401
+    assert page.text("#result-fleet .error-title") == f"401 {refused['error']['code']}"
+    assert page.text("#result-fleet .error-message") == refused["error"]["message"]
+    assert page.find_all("#result-fleet .fleet-impact") == []
+    assert page.console_errors(api_statuses=(401,)) == []
 
 
 def test_every_cluster_fits_a_400_pixel_window(page, emulated):
