@@ -55,3 +55,30 @@ LINTED = (
         sort_keys=False,
     )
 )
+
+# A fleet the page's "every cluster" impact is tried on, with DISABLE_TEAM_LLAMA: the change
+# moves one InferenceService in fleet-a (the catalog above), two in fleet-b, and nothing in
+# fleet-c, whose one InferenceService names its runtime.
+FLEET = {
+    "fleet-a": CATALOG_YAML,
+    "fleet-b": SEED_YAML
+    + b"\n---\n"
+    + yaml.safe_dump_all(
+        [
+            isvc_doc("assistant", namespace="llama-demo", model={"name": SEED_MODEL}),
+            isvc_doc("chat", namespace="llama-demo", model={"name": SEED_MODEL}),
+        ],
+        sort_keys=False,
+    ).encode(),
+    "fleet-c": SEED_YAML
+    + b"\n---\n"
+    + yaml.safe_dump(
+        isvc_doc(
+            "pinned",
+            namespace="llama-demo",
+            model={"name": SEED_MODEL},
+            runtime={"name": "srt-llama-large"},
+        ),
+        sort_keys=False,
+    ).encode(),
+}

@@ -6,7 +6,6 @@ where they fail."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -15,10 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.builders import token_file
-from tests.servers import YAML, Service
+from tests.servers import Service
 from tests.web.catalog import CATALOG_YAML
-from tests.web.support import CHROME_ARGUMENTS, SECRETS, Page, bearer
+from tests.web.support import CHROME_ARGUMENTS, Page, page_service, store_cluster
 
 
 def _unavailable(reason: str) -> None:
@@ -39,26 +37,10 @@ def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """gunicorn with a token file (``admin`` writes everything, ``viewer`` reads ``prod``), the
     catalog ``prod`` and the empty cluster ``secret`` that ``viewer`` may not read."""
     directory = tmp_path_factory.mktemp("web")
-    tokens = token_file(
-        directory / "tokens.yaml",
-        {"name": "admin", "secret": SECRETS["admin"], "write": ["*"]},
-        {"name": "viewer", "secret": SECRETS["viewer"], "read": ["prod"]},
-    )
-    service = Service(
-        directory,
-        OME_RANKER_TOKENS_FILE=tokens,
-        OME_RANKER_STORE_PATH=str(directory / "catalogs.sqlite3"),
-    ).start()
+    service = page_service(directory, ["prod"])
     try:
-        admin = {**bearer("admin"), "Content-Type": "application/json"}
-        for cluster, description in (("prod", "production"), ("secret", "not for viewers")):
-            body = json.dumps({"description": description}).encode()
-            status, _, answer = service.request("PUT", f"/v1/clusters/{cluster}", body, admin)
-            assert status == 201, answer
-        status, _, answer = service.request(
-            "PUT", "/v1/clusters/prod/objects", CATALOG_YAML, {**YAML, **bearer("admin")}
-        )
-        assert status == 200, answer
+        store_cluster(service, "prod", "production", CATALOG_YAML)
+        store_cluster(service, "secret", "not for viewers")
         yield service
     finally:
         service.stop()

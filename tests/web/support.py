@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.builders import token_file
 from tests.paths import ROOT
-from tests.servers import Service
+from tests.servers import YAML, Service
 
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 SECRETS = {"admin": "web-admin-secret", "viewer": "web-viewer-secret"}
@@ -58,6 +59,35 @@ element.dispatchEvent(new Event('input', {bubbles: true}));
 
 def bearer(who: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {SECRETS[who]}"}
+
+
+def page_service(directory: Path, viewer_reads: list[str]) -> Service:
+    """gunicorn with a token file (``admin`` writes every cluster, ``viewer`` reads those of
+    ``viewer_reads``) and a store of its own, started."""
+    tokens = token_file(
+        directory / "tokens.yaml",
+        {"name": "admin", "secret": SECRETS["admin"], "write": ["*"]},
+        {"name": "viewer", "secret": SECRETS["viewer"], "read": viewer_reads},
+    )
+    return Service(
+        directory,
+        OME_RANKER_TOKENS_FILE=tokens,
+        OME_RANKER_STORE_PATH=str(directory / "catalogs.sqlite3"),
+    ).start()
+
+
+def store_cluster(service: Service, cluster: str, description: str, *catalogs: bytes) -> None:
+    """Create ``cluster`` through the API as ``admin`` and write each catalog in turn."""
+    admin = bearer("admin")
+    body = json.dumps({"description": description}).encode()
+    headers = {**admin, "Content-Type": "application/json"}
+    status, _, answer = service.request("PUT", f"/v1/clusters/{cluster}", body, headers)
+    assert status == 201, answer
+    for catalog in catalogs:
+        status, _, answer = service.request(
+            "PUT", f"/v1/clusters/{cluster}/objects", catalog, {**YAML, **admin}
+        )
+        assert status == 200, answer
 
 
 class Page:

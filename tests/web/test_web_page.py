@@ -19,7 +19,7 @@ from tests.web.catalog import (
     SEED_PATH,
     SEED_YAML,
 )
-from tests.web.words import cell, expected_rows, runtime_entries, size_text
+from tests.web.words import cell, expected_rows, impact_rows, runtime_entries, size_text
 
 YAML = {"Content-Type": "application/yaml"}
 CHAT_RANK = "/v1/clusters/prod/rank?inferenceService=" + quote("llama-demo/chat", safe="")
@@ -325,25 +325,10 @@ def test_try_it_shows_the_impact_on_a_cluster(page):
     assert page.text("#impact-summary") == (
         f"Checked {answer['checked']} InferenceServices of prod; {answer['count']} would change."
     )
-
-    def runtime(outcome: dict) -> str:
-        return cell(outcome["runtime"] and outcome["runtime"]["name"])
-
-    assert page.table("#impact-table") == [
-        {
-            "namespace": change["namespace"],
-            "name": change["name"],
-            "model": change["model"],
-            "before": runtime(change["before"]),
-            "after": runtime(change["after"]),
-            "message-before": change["before"]["message"],
-            "message-after": change["after"]["message"],
-        }
-        for change in answer["changes"]
-    ]
-    assert [(c["name"], runtime(c["before"]), runtime(c["after"])) for c in answer["changes"]] == [
-        ("chat", "team-llama", "vllm-llama")
-    ]
+    assert page.table("#impact-table") == impact_rows(answer["changes"])
+    assert [
+        (row["name"], row["before"], row["after"]) for row in impact_rows(answer["changes"])
+    ] == [("chat", "team-llama", "vllm-llama")]
     assert page.driver.current_url.endswith("#/try?cluster=prod")
     page.screenshot("impact.png")
     assert page.console_errors(api_statuses=(401,)) == []

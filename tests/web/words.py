@@ -220,3 +220,24 @@ def placement_rows(placement: dict) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def runtime_text(outcome: dict) -> str:
+    """BEFORE and AFTER of an impact's row: the runtime's name, ``-`` for none."""
+    return cell(outcome["runtime"] and outcome["runtime"]["name"])
+
+
+def impact_rows(changes: list[dict]) -> list[dict[str, str]]:
+    """The rows of an impact's table (one cluster's, or each cluster's of the fleet's)."""
+    return [
+        {
+            "namespace": change["namespace"],
+            "name": change["name"],
+            "model": change["model"],
+            "before": runtime_text(change["before"]),
+            "after": runtime_text(change["after"]),
+            "message-before": change["before"]["message"],
+            "message-after": change["after"]["message"],
+        }
+        for change in changes
+    ]

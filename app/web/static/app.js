@@ -75,6 +75,9 @@ function focusHeading() {
   }
 }
 
+// `1 cluster`, `3 clusters`: a number with its noun, as the answers count.
+const counted = (number, noun) => `${number} ${noun}${number === 1 ? "" : "s"}`;
+
 // --- pieces -----------------------------------------------------------------------------------
 
 const HELP = {
@@ -909,6 +912,43 @@ function runtimeText(outcome) {
   return cell(outcome.runtime && outcome.runtime.name);
 }
 
+// The rows of one cluster's impact (a change's `changes`), as the per-cluster impact and each
+// cluster of the fleet's show them; `id` for the one cluster's table.
+function ImpactTable({ changes, cluster, id, label }) {
+  return html`<${Scroll} label=${label}>
+    <table id=${id} class="impact-table">
+      <thead>
+        <tr>
+          <th scope="col">NAMESPACE</th>
+          <th scope="col">INFERENCESERVICE</th>
+          <th scope="col">MODEL</th>
+          <th scope="col">BEFORE</th>
+          <th scope="col">AFTER</th>
+          <th scope="col">MESSAGE BEFORE</th>
+          <th scope="col">MESSAGE AFTER</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${changes.map(
+          (change) => html`<tr>
+            <td data-col="namespace">${change.namespace}</td>
+            <th scope="row" data-col="name">
+              <a href=${rankHash(cluster, { inferenceService: `${change.namespace}/${change.name}` })}
+                >${change.name}</a
+              >
+            </th>
+            <td data-col="model">${cell(change.model)}</td>
+            <td data-col="before">${runtimeText(change.before)}</td>
+            <td data-col="after">${runtimeText(change.after)}</td>
+            <td data-col="message-before" class="text">${change.before.message}</td>
+            <td data-col="message-after" class="text">${change.after.message}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  <//>`;
+}
+
 function Impact({ answer, cluster }) {
   return html`<div class="impact">
     <p id="impact-summary">
@@ -916,38 +956,63 @@ function Impact({ answer, cluster }) {
     </p>
     ${answer.changes.length === 0
       ? null
-      : html`<${Scroll} label="Changed InferenceServices">
-          <table id="impact-table">
-            <thead>
-              <tr>
-                <th scope="col">NAMESPACE</th>
-                <th scope="col">INFERENCESERVICE</th>
-                <th scope="col">MODEL</th>
-                <th scope="col">BEFORE</th>
-                <th scope="col">AFTER</th>
-                <th scope="col">MESSAGE BEFORE</th>
-                <th scope="col">MESSAGE AFTER</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${answer.changes.map(
-                (change) => html`<tr>
-                  <td data-col="namespace">${change.namespace}</td>
-                  <th scope="row" data-col="name">
-                    <a href=${rankHash(cluster, { inferenceService: `${change.namespace}/${change.name}` })}
-                      >${change.name}</a
-                    >
-                  </th>
-                  <td data-col="model">${cell(change.model)}</td>
-                  <td data-col="before">${runtimeText(change.before)}</td>
-                  <td data-col="after">${runtimeText(change.after)}</td>
-                  <td data-col="message-before" class="text">${change.before.message}</td>
-                  <td data-col="message-after" class="text">${change.after.message}</td>
-                </tr>`,
-              )}
-            </tbody>
-          </table>
-        <//>`}
+      : html`<${ImpactTable}
+          changes=${answer.changes}
+          cluster=${cluster}
+          id="impact-table"
+          label="Changed InferenceServices"
+        />`}
+  </div>`;
+}
+
+// Cluster names, each a link to its selections: `fleet-c, fleet-d`.
+function ClusterLinks({ names }) {
+  return names.map(
+    (name, index) => html`${index ? ", " : ""}<a href=${selectionsHash(name)}>${name}</a>`,
+  );
+}
+
+// `POST /v1/fleet/impact`'s answer (rules §19, "Fleet impact"): its summary; a section for each
+// cluster the change moves something in, with that cluster's rows in the per-cluster table; the
+// clusters it moves nothing in on one line; and how many clusters the token may not read (the
+// answer counts them and never names them).
+function FleetImpact({ answer }) {
+  const moved = answer.clusters.filter((part) => part.count > 0);
+  const unmoved = answer.clusters.filter((part) => part.count === 0).map((part) => part.cluster);
+  const hidden = answer.notReadable;
+  return html`<div class="impact fleet-impact">
+    <p id="fleet-impact-summary" class="fleet-summary">${answer.summary}</p>
+    ${moved.map(
+      (part) => html`<section
+        class="fleet-cluster"
+        data-cluster=${part.cluster}
+        aria-labelledby=${`fleet-${part.cluster}-title`}
+      >
+        <h3 id=${`fleet-${part.cluster}-title`}>
+          <a href=${selectionsHash(part.cluster)}>${part.cluster}</a>
+        </h3>
+        <p class="quiet fleet-cluster-counts">
+          Generation ${part.generation}: checked ${counted(part.checked, "InferenceService")};
+          ${" "}${part.count} would change.
+        </p>
+        <${ImpactTable}
+          changes=${part.changes}
+          cluster=${part.cluster}
+          label=${`Changed InferenceServices in ${part.cluster}`}
+        />
+      </section>`,
+    )}
+    ${unmoved.length
+      ? html`<p id="fleet-unchanged">No change in <${ClusterLinks} names=${unmoved} />.</p>`
+      : null}
+    ${hidden
+      ? html`<p id="fleet-not-readable">
+          <strong>${counted(hidden, "cluster")} not readable</strong>${" "}
+          <span class="quiet">
+            (the token may not read ${hidden === 1 ? "it" : "them"}: left out, not named)
+          </span>
+        </p>`
+      : null}
   </div>`;
 }
 
@@ -961,7 +1026,13 @@ const RESULT_TITLES = {
   rank: "Ranking of the pasted manifests",
   lint: "What kubectl apply would answer",
   impact: "InferenceServices this change would move",
+  fleet: "InferenceServices this change would move in every cluster",
 };
+
+// The impact's choice of "every cluster" (POST /v1/fleet/impact), in the select and in the
+// address (`#/try?cluster=*`): no cluster is named `*` (a DNS-1123 label), and a token's read
+// list writes every cluster so.
+const EVERY = "*";
 
 // JSON as JSON (an object, a kind: List, an array of manifests); anything else as YAML.
 function mediaTypeOf(text) {
@@ -1077,15 +1148,16 @@ class TryView extends Component {
     }
   };
 
-  async send(action) {
+  async send(asked) {
     const { text, namespace, omeVersion, cluster, busy } = this.state;
     if (busy) {
       return;
     }
-    if (action === "impact" && !cluster) {
+    if (asked === "impact" && !cluster) {
       this.setState({ notice: "Choose a cluster to compare with first." });
       return;
     }
+    const action = asked === "impact" && cluster === EVERY ? "fleet" : asked;
     let path;
     let sent = { body: text, contentType: mediaTypeOf(text) };
     const { stream } = this.reading(true);
@@ -1099,6 +1171,8 @@ class TryView extends Component {
       }
     } else if (action === "lint") {
       path = withQuery("/v1/lint", { omeVersion });
+    } else if (action === "fleet") {
+      path = withQuery("/v1/fleet/impact", { omeVersion });
     } else {
       path = withQuery(`${clusterPath(cluster)}/impact`, { omeVersion });
     }
@@ -1132,7 +1206,7 @@ class TryView extends Component {
       <p class="lead">
         Paste manifests (YAML or JSON, as <code>kubectl apply -f</code> takes them) or read a
         local file, then rank them, lint them, or see which InferenceServices of a stored
-        cluster they would move. Nothing is stored.
+        cluster, or of every one, they would move. Nothing is stored.
       </p>
       <div class="try-form">
         <label for="manifests">Manifests</label>
@@ -1193,8 +1267,9 @@ class TryView extends Component {
           <label for="impact-cluster">Cluster for impact</label>
           <select id="impact-cluster" value=${cluster} onChange=${this.chooseCluster}>
             <option value="">Choose a cluster</option>
+            <option value=${EVERY}>Every cluster</option>
             ${(clusters || []).map((name) => html`<option value=${name}>${name}</option>`)}
-            ${cluster && clusters && !clusters.includes(cluster)
+            ${cluster && cluster !== EVERY && clusters && !clusters.includes(cluster)
               ? html`<option value=${cluster}>${cluster}</option>`
               : null}
           </select>
@@ -1204,7 +1279,7 @@ class TryView extends Component {
             onClick=${() => this.send("impact")}
             aria-disabled=${!cluster || busy}
           >
-            Impact${cluster ? ` on ${cluster}` : ""}
+            Impact${cluster === EVERY ? " on every cluster" : cluster ? ` on ${cluster}` : ""}
           </button>
         </div>
         ${clustersError
@@ -1223,7 +1298,6 @@ class TryView extends Component {
     const chosen = this.chosen();
     const services = choices.choices.filter((choice) => choice.kind === "InferenceService");
     const models = choices.choices.filter((choice) => choice.kind !== "InferenceService");
-    const count = (number, what) => `${number} ${what}${number === 1 ? "" : "s"}`;
     return html`<div class="pick" id="pick">
       <div class="fields">
         <label for="rank-pick">Model or InferenceService to rank</label>
@@ -1250,8 +1324,8 @@ class TryView extends Component {
         </select>
       </div>
       <p class="quiet" id="pick-why">
-        The manifests hold ${count(choices.services, "InferenceService")} and
-        ${" "}${count(choices.models, "model")}; a ranking is of one model and at most one
+        The manifests hold ${counted(choices.services, "InferenceService")} and
+        ${" "}${counted(choices.models, "model")}; a ranking is of one model and at most one
         InferenceService. Rank sends the chosen one (an InferenceService with its model), every
         runtime and the objects of other kinds, as <code>ome-ranker rank --inference-service</code>${" "}
         or <code>--model</code> would; Lint and Impact send everything.
@@ -1268,6 +1342,8 @@ class TryView extends Component {
       body = html`<${Ranking} answer=${answer.data} entries=${entries} />`;
     } else if (action === "lint") {
       body = html`<${Lint} answer=${answer.data} />`;
+    } else if (action === "fleet") {
+      body = html`<${FleetImpact} answer=${answer.data} />`;
     } else {
       body = html`<${Impact} answer=${answer.data} cluster=${cluster} />`;
     }
