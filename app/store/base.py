@@ -29,12 +29,21 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from app.breaker import CircuitBreaker
 
 from .guard import DOWN, REFUSED, UP, StoreGuard, StoreHealth
+from .history import (
+    DEFAULT_HISTORY_MAX_CHANGES,
+    HistoryEntry,
+    HistoryOf,
+    HistoryPage,
+    HistoryQuery,
+    history_entries,
+)
 from .records import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_CLUSTERS,
@@ -100,6 +109,11 @@ class CatalogStore(ABC):
     ``updated_at``. Objects are listed, and documents given, in key order
     (kind, namespace, name), whatever the order they were written in. Every backend call goes
     through ``guard`` (app/store/guard.py), whose ``breaker`` tests may give.
+
+    ``history`` works out what a write does to the InferenceServices' outcomes (rules §17
+    "Selection history"); each write keeps that with the catalog, in its transaction, at most
+    ``history_max_changes`` changes per cluster. Without it (or with a bound of 0) no history
+    is kept.
     """
 
     backend = "store"  # what /readyz and the logs call the backend
@@ -115,8 +129,12 @@ class CatalogStore(ABC):
         documents_cache_size: int = 8,
         documents_cache_objects: int = DOCUMENTS_CACHE_OBJECTS,
         breaker: CircuitBreaker | None = None,
+        history: HistoryOf | None = None,
+        history_max_changes: int = DEFAULT_HISTORY_MAX_CHANGES,
     ) -> None:
         self.guard = StoreGuard(self.backend, breaker)
+        self.history = history if history_max_changes > 0 else None
+        self.history_max_changes = history_max_changes
         self.max_objects = max_objects
         self.max_bytes = max_bytes
         self.max_runtimes = max_runtimes
@@ -163,6 +181,11 @@ class CatalogStore(ABC):
         """The cluster's info and documents, in key order, from one snapshot; ``None`` if
         there is no such cluster. The documents are ``None`` when the info has the ``uid``
         and ``generation`` of ``known``: the caller holds them already, decoded."""
+
+    @abstractmethod
+    def read_history(self, cluster: str, query: HistoryQuery) -> HistoryPage | None:
+        """The cluster's history as ``query`` asks, with its info, from one snapshot; ``None``
+        if there is no such cluster."""
 
     @abstractmethod
     def ping(self) -> None:
@@ -254,7 +277,7 @@ class CatalogStore(ABC):
                 return Change(state.info)
             return Change(self._next(state.info, settings=settings), settings_changed=True)
 
-        change = self._transact(cluster, decide)
+        change = self._transact(cluster, self._recorded(decide))
         return change.info, change.created
 
     def replace_objects(
@@ -268,6 +291,7 @@ class CatalogStore(ABC):
         """Make ``objects`` the cluster's objects, all others removed. No objects at all over a
         catalog that holds some is ``EmptyReplace`` unless ``allow_empty``."""
         check_cluster_name(cluster)
+        objects = list(objects)
         encoded = encode_objects(objects)
 
         def decide(state: ClusterState | None) -> Change:
@@ -281,13 +305,14 @@ class CatalogStore(ABC):
             deletes = tuple(key for key in state.digests if key not in encoded)
             return self._objects_change(state, encoded.keys(), puts, deletes)
 
-        return self._transact(cluster, decide).info
+        return self._transact(cluster, self._recorded(decide, objects)).info
 
     def apply_objects(
         self, cluster: str, objects: Iterable[StoredObject], if_match: Condition = None
     ) -> ClusterInfo:
         """Add ``objects``, replacing stored ones of the same key; leave the others."""
         check_cluster_name(cluster)
+        objects = list(objects)
         encoded = encode_objects(objects)
 
         def decide(state: ClusterState | None) -> Change:
@@ -300,7 +325,7 @@ class CatalogStore(ABC):
             )
             return self._objects_change(state, keys, puts, ())
 
-        return self._transact(cluster, decide).info
+        return self._transact(cluster, self._recorded(decide, objects)).info
 
     def delete_object(
         self,
@@ -324,8 +349,68 @@ class CatalogStore(ABC):
             keys = [stored for stored in state.digests if stored != key]
             return self._objects_change(state, keys, (), (key,))
 
-        info = self._transact(cluster, decide).info
+        info = self._transact(cluster, self._recorded(decide)).info
         return info if found else None
+
+    # --- selection history (rules §17) ---------------------------------------------------------
+
+    def _recorded(self, decide: Decision, written: Iterable[StoredObject] = ()) -> Decision:
+        """``decide``, and the history of the change it decides (``written``: the objects the
+        write puts, whose documents it has), in the same transaction."""
+        if self.history is None:
+            return decide
+        documents = {item.key: item.document for item in written}
+
+        def recorded(state: ClusterState | None) -> Change:
+            change = decide(state)
+            if state is None or not change.changed:
+                return change
+            return replace(change, history=self._history_of(state, change, documents))
+
+        return recorded
+
+    def _history_of(
+        self, state: ClusterState, change: Change, written: Mapping[ObjectKey, Document]
+    ) -> tuple[HistoryEntry, ...]:
+        """What ``change`` does to the outcomes of ``state``'s cluster: nothing when no document
+        and no setting changes (a manifest's labels, a migration's stored form)."""
+        if self.history is None or state.load is None:
+            return ()
+        put = [item.key for item in change.puts]
+        settings_changed = change.info.settings != state.info.settings
+        if not settings_changed and not change.deletes and not put:
+            return ()
+        before = self._stored_documents(state.info.name, state.digests, state.load)
+        after = {key: document for key, document in before.items() if key not in change.deletes}
+        after.update((key, written[key]) for key in put)
+        if (
+            not settings_changed
+            and all(before.get(key) == after.get(key) for key in put)
+            and (not change.deletes)
+        ):
+            return ()
+        changes = self.history(
+            CatalogDocuments.of(state.info, _in_key_order(before)).view(),
+            CatalogDocuments.of(change.info, _in_key_order(after)).view(),
+        )
+        return history_entries(changes, change.info, self.history_max_changes)
+
+    def _stored_documents(
+        self,
+        cluster: str,
+        digests: Mapping[ObjectKey, str],
+        load: Callable[[list[ObjectKey]], list[Document]],
+    ) -> dict[ObjectKey, Document]:
+        """The stored documents by key: those this process holds decoded (``read_documents``)
+        by digest, the others loaded."""
+        with self._documents_lock:
+            cached = self._documents.get(cluster)
+        known = {} if cached is None else cached[1]
+        missing = [key for key, digest in digests.items() if digest not in known]
+        loaded = dict(zip(missing, load(missing), strict=True)) if missing else {}
+        return {
+            key: loaded[key] if key in loaded else known[digest] for key, digest in digests.items()
+        }
 
     # --- helpers -------------------------------------------------------------------------------
 
@@ -430,6 +515,10 @@ class CatalogStore(ABC):
             return Change(state.info)
         info = self._next(state.info, counts=counts_of(keys))
         return Change(info, puts=puts, deletes=deletes)
+
+
+def _in_key_order(documents: Mapping[ObjectKey, Document]) -> list[Document]:
+    return [documents[key] for key in sorted(documents)]
 
 
 def check_precondition(generation: int, if_match: Condition) -> None:
