@@ -4,7 +4,9 @@ its InferenceServices' outcomes, kept with the catalog, in the same transaction,
 A write's changes are worked out by ``HistoryOf`` (given by the service: app/catalog.py) from
 the catalogs before and after it, inside the write's transaction; a backend numbers them
 (``seq``, per cluster, growing by one per entry, never reused while the cluster lives) and
-stores them with the catalog, dropping the oldest past ``max_changes``.
+stores them with the catalog, dropping the oldest past ``max_changes``. The newest ``seq`` of a
+cluster counts every change it recorded, dropped ones included: what a counter of selection
+changes per cluster would read at scrape time, from the store, the same in every worker.
 """
 
 from __future__ import annotations

@@ -8,11 +8,13 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from redis.crc import key_slot
 
 from app.rendering.selection_history import selection_history
 from app.store import ClusterSettings
 from app.store.base import CatalogStore
 from app.store.history import HistoryQuery
+from app.store.redis import RedisCatalogStore
 from app.store.sqlite import SCHEMA_VERSION, SqliteCatalogStore
 from tests.store.history_support import (
     HISTORY,
@@ -215,3 +217,25 @@ def test_a_sqlite_file_of_version_2_gains_the_history_when_first_opened(tmp_path
     upgraded.close()
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
+def test_on_every_backend_the_history_is_the_impacts_under_the_catalogs_hash_tag(
+    backend: Backend,
+):
+    store = backend.make(history=HISTORY)
+    store.put_settings("c", ClusterSettings())
+    first = store.replace_objects("c", fleet_step(0, services=2)).generation
+    second = store.replace_objects("c", fleet_step(1, services=2)).generation
+    by_generation = _by_generation(_all(store))
+    assert history_as_moves(by_generation[second]) == impact_between(
+        fleet_step(0, services=2), fleet_step(1, services=2)
+    )
+    assert history_as_moves(by_generation[first]) == impact_between([], fleet_step(0, services=2))
+    if isinstance(store, RedisCatalogStore):
+        # one slot for every key of the cluster: the commit script may touch them all
+        slots = {key_slot(key.encode()) for key in store.cluster_keys("c")}
+        assert len(slots) == 1
+        assert store.client.llen(store.history_key("c")) == 5
+    assert store.delete_cluster("c")
+    if isinstance(store, RedisCatalogStore):
+        assert store.client.exists(store.history_key("c")) == 0
