@@ -16,13 +16,15 @@ from app.store.base import CatalogStore
 from app.store.history import HistoryQuery
 from app.store.redis import RedisCatalogStore
 from app.store.sqlite import SCHEMA_VERSION, SqliteCatalogStore
+from tests.builders import entry as runtime_entry
+from tests.builders import runtime_doc
 from tests.store.history_support import (
     HISTORY,
     fleet_step,
     history_as_moves,
     impact_between,
 )
-from tests.store.objects import isvc, model, runtime
+from tests.store.objects import isvc, model, runtime, stored
 from tests.store.support import Backend
 
 
@@ -239,3 +241,33 @@ def test_on_every_backend_the_history_is_the_impacts_under_the_catalogs_hash_tag
     assert store.delete_cluster("c")
     if isinstance(store, RedisCatalogStore):
         assert store.client.exists(store.history_key("c")) == 0
+
+
+def test_a_setting_that_moves_outcomes_is_recorded(single_backend: Backend):
+    store = single_backend.make(history=HISTORY)
+    store.put_settings("c", ClusterSettings())
+    cached = stored(runtime_doc("a", runtime_entry(modelCacheProviders=["DragonFly"])))
+    store.replace_objects("c", [model("llama", distribution="Sharded"), cached, isvc("svc")])
+    assert _all(store)[0].after["outcome"] == "noRuntime"  # type: ignore[index]
+    info, _created = store.put_settings("c", ClusterSettings(model_cache_provider="DragonFly"))
+    newest = _all(store)[0]
+    assert (newest.generation, newest.name) == (info.generation, "svc")
+    assert (newest.before, newest.after) == (
+        OUTCOME_NONE,
+        {
+            "runtime": "a",
+            "scope": "Cluster",
+            "engineClass": None,
+            "decoderClass": None,
+            "outcome": "selected",
+        },
+    )
+
+
+OUTCOME_NONE = {
+    "runtime": None,
+    "scope": None,
+    "engineClass": None,
+    "decoderClass": None,
+    "outcome": "noRuntime",
+}
