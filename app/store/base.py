@@ -373,22 +373,23 @@ class CatalogStore(ABC):
         self, state: ClusterState, change: Change, written: Mapping[ObjectKey, Document]
     ) -> tuple[HistoryEntry, ...]:
         """What ``change`` does to the outcomes of ``state``'s cluster: nothing when no document
-        and no setting changes (a manifest's labels, a migration's stored form)."""
+        and no setting the rules read changes (a manifest's labels, a ``description``, a
+        migration's stored form)."""
         if self.history is None or state.load is None:
             return ()
-        put = [item.key for item in change.puts]
-        settings_changed = change.info.settings != state.info.settings
-        if not settings_changed and not change.deletes and not put:
+        # the settings the rules read: all but the description
+        settings_moved = replace(change.info.settings, description=None) != replace(
+            state.info.settings, description=None
+        )
+        if not settings_moved and not change.deletes and not change.puts:
             return ()
         before = self._stored_documents(state.info.name, state.digests, state.load)
+        put = [item.key for item in change.puts]
+        unmoved = all(before.get(key) == written[key] for key in put)
+        if not settings_moved and not change.deletes and unmoved:
+            return ()
         after = {key: document for key, document in before.items() if key not in change.deletes}
         after.update((key, written[key]) for key in put)
-        if (
-            not settings_changed
-            and all(before.get(key) == after.get(key) for key in put)
-            and (not change.deletes)
-        ):
-            return ()
         changes = self.history(
             CatalogDocuments.of(state.info, _in_key_order(before)).view(),
             CatalogDocuments.of(change.info, _in_key_order(after)).view(),
