@@ -26,6 +26,7 @@ atomically (``CatalogStore._transact``).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -34,11 +35,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from app.breaker import CircuitBreaker
+from app.selection.questions import OutcomeChanges
 
 from .guard import DOWN, REFUSED, UP, StoreGuard, StoreHealth
 from .history import (
     DEFAULT_HISTORY_MAX_CHANGES,
-    HistoryEntry,
     HistoryOf,
     HistoryPage,
     HistoryQuery,
@@ -64,6 +65,7 @@ from .records import (
     Precondition,
     PreconditionFailed,
     StoredObject,
+    StoreError,
     StoreUnavailable,
     check_cluster_name,
     counts_of,
@@ -359,42 +361,36 @@ class CatalogStore(ABC):
         write puts, whose documents it has), in the same transaction."""
         if self.history is None:
             return decide
-        documents = {item.key: item.document for item in written}
-
-        def recorded(state: ClusterState | None) -> Change:
-            change = decide(state)
-            if state is None or not change.changed:
-                return change
-            return replace(change, history=self._history_of(state, change, documents))
-
-        return recorded
+        return RecordedDecision(self, decide, {item.key: item.document for item in written})
 
     def _history_of(
-        self, state: ClusterState, change: Change, written: Mapping[ObjectKey, Document]
-    ) -> tuple[HistoryEntry, ...]:
-        """What ``change`` does to the outcomes of ``state``'s cluster: nothing when no document
+        self,
+        state: ClusterState,
+        change: Change,
+        written: Mapping[ObjectKey, Document],
+    ) -> OutcomeChanges | None:
+        """What ``change`` does to the outcomes of ``state``'s cluster; None when no document
         and no setting the rules read changes (a manifest's labels, a ``description``, a
         migration's stored form)."""
         if self.history is None or state.load is None:
-            return ()
+            return None
         # the settings the rules read: all but the description
         settings_moved = replace(change.info.settings, description=None) != replace(
             state.info.settings, description=None
         )
         if not settings_moved and not change.deletes and not change.puts:
-            return ()
+            return None
         before = self._stored_documents(state.info.name, state.digests, state.load)
         put = [item.key for item in change.puts]
         unmoved = all(before.get(key) == written[key] for key in put)
         if not settings_moved and not change.deletes and unmoved:
-            return ()
+            return None
         after = {key: document for key, document in before.items() if key not in change.deletes}
         after.update((key, written[key]) for key in put)
-        changes = self.history(
+        return self.history(
             CatalogDocuments.of(state.info, _in_key_order(before)).view(),
             CatalogDocuments.of(change.info, _in_key_order(after)).view(),
         )
-        return history_entries(changes, change.info, self.history_max_changes)
 
     def _stored_documents(
         self,
@@ -516,6 +512,42 @@ class CatalogStore(ABC):
             return Change(state.info)
         info = self._next(state.info, counts=counts_of(keys))
         return Change(info, puts=puts, deletes=deletes)
+
+
+class RecordedDecision:
+    """A write's decision and its history (rules §17.1), as one ``Decision``. The history of a
+    change from one state is worked out once per write: a backend whose transaction holds a lock
+    (SQLite) first rehearses the decision on a snapshot, outside the lock, so that the
+    transaction finds the history worked out when the cluster has not changed since, and other
+    writers do not wait for it."""
+
+    def __init__(
+        self, store: CatalogStore, decide: Decision, written: Mapping[ObjectKey, Document]
+    ) -> None:
+        self.store = store
+        self.decide = decide
+        self.written = written
+        # (uid, generation) of the state a history was worked out from -> that history
+        self._worked_out: dict[tuple[str, int], OutcomeChanges | None] = {}
+
+    def __call__(self, state: ClusterState | None) -> Change:
+        change = self.decide(state)
+        if state is None or not change.changed:
+            return change
+        version = (state.info.uid, state.info.generation)
+        if version not in self._worked_out:
+            self._worked_out[version] = self.store._history_of(state, change, self.written)
+        changes = self._worked_out[version]
+        if changes is None:
+            return change
+        entries = history_entries(changes, change.info, self.store.history_max_changes)
+        return replace(change, history=entries)
+
+    def rehearse(self, state: ClusterState | None) -> None:
+        """Decide on ``state`` without writing, for the history it works out; a decision that
+        refuses is left to the write's transaction, which decides again."""
+        with contextlib.suppress(StoreError):
+            self(state)
 
 
 def _in_key_order(documents: Mapping[ObjectKey, Document]) -> list[Document]:

@@ -4,7 +4,9 @@ embedded default without Redis).
 * WAL mode: readers never wait for a writer and always read one committed snapshot; a write is
   one ``BEGIN IMMEDIATE`` transaction (the write lock first, then the reads its decision needs,
   the ``if_match`` check among them), so of two racing writers the second decides on what the
-  first committed. ``synchronous=FULL``: a commit is on disk when the call returns.
+  first committed. ``synchronous=FULL``: a commit is on disk when the call returns. A write
+  that keeps a selection history decides first on a snapshot, without the lock, for the history
+  it works out (``RecordedDecision.rehearse``), so that the lock is held only to check and commit.
 * A busy file is waited for ``busy_timeout`` seconds, then ``StoreUnavailable``; so is every
   other failure to open, read or write the file, which is ``refused`` (``unavailable``): a file
   that cannot be opened or written is a setting to fix, not a wait.
@@ -36,7 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from . import codec
-from .base import CatalogStore, Condition, Decision, FetchedDocuments, check_precondition
+from .base import (
+    CatalogStore,
+    Condition,
+    Decision,
+    FetchedDocuments,
+    RecordedDecision,
+    check_precondition,
+)
 from .history import HistoryEntry, HistoryPage, HistoryQuery, numbered, page_of
 from .records import (
     Catalog,
@@ -250,22 +259,13 @@ class SqliteCatalogStore(CatalogStore):
     # --- writes --------------------------------------------------------------------------------
 
     def _transact(self, cluster: str, decide: Decision) -> Change:
+        if isinstance(decide, RecordedDecision):
+            # The history is worked out on a snapshot first (WAL: a reader holds no lock that
+            # stops a writer), so that the write lock is held only to check and commit.
+            with self._using("BEGIN") as connection:
+                decide.rehearse(_state(connection, cluster))
         with self._using(_WRITE) as connection:
-            info = _info(connection, cluster)
-            state = None
-            if info is not None:
-                rows = connection.execute(
-                    "SELECT kind, namespace, name, digest, length(manifest) + length(document) "
-                    "FROM objects WHERE cluster = ?",
-                    (cluster,),
-                ).fetchall()
-                state = ClusterState(
-                    info,
-                    {(k, ns, n): digest for k, ns, n, digest, _ in rows},
-                    {(k, ns, n): size for k, ns, n, _, size in rows},
-                    lambda keys: _stored_documents(connection, cluster, keys),
-                )
-            change = decide(state)
+            change = decide(_state(connection, cluster))
             if change.changed:
                 self._write(connection, change)
             return change
@@ -462,6 +462,24 @@ def _transaction(connection: sqlite3.Connection, begin: str) -> Iterator[None]:
             with contextlib.suppress(sqlite3.Error):
                 connection.execute("ROLLBACK")
         raise
+
+
+def _state(connection: sqlite3.Connection, cluster: str) -> ClusterState | None:
+    """The state a write decides on, in the connection's transaction."""
+    info = _info(connection, cluster)
+    if info is None:
+        return None
+    rows = connection.execute(
+        "SELECT kind, namespace, name, digest, length(manifest) + length(document) "
+        "FROM objects WHERE cluster = ?",
+        (cluster,),
+    ).fetchall()
+    return ClusterState(
+        info,
+        {(k, ns, n): digest for k, ns, n, digest, _ in rows},
+        {(k, ns, n): size for k, ns, n, _, size in rows},
+        lambda keys: _stored_documents(connection, cluster, keys),
+    )
 
 
 def _stored_documents(

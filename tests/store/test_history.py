@@ -271,3 +271,27 @@ OUTCOME_NONE = {
     "decoderClass": None,
     "outcome": "noRuntime",
 }
+
+
+def test_sqlite_works_the_history_out_without_the_write_lock(tmp_path: Path):
+    """Another writer (another cluster, another process) is not kept waiting while a write
+    works out its history: the history is worked out on a snapshot, and the write's
+    transaction finds it there."""
+    path = tmp_path / "catalog.sqlite3"
+    other = SqliteCatalogStore(path, busy_timeout=0)  # a held lock would be a refusal at once
+    calls = []
+
+    def history(before, after):
+        calls.append(other.put_settings(f"other-{len(calls)}", ClusterSettings())[0])
+        return HISTORY(before, after)
+
+    store = SqliteCatalogStore(path, history=history)
+    try:
+        store.put_settings("c", ClusterSettings())
+        store.replace_objects("c", fleet_step(0, services=2))
+        store.replace_objects("c", fleet_step(1, services=2))
+        assert len(calls) == 2  # once per write, not again under the lock
+        assert len(_all(store)) == 5
+    finally:
+        store.close()
+        other.close()
