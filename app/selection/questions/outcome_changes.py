@@ -11,7 +11,7 @@ from typing import Any
 
 from .outcomes import SelectionRow
 
-# An InferenceService's outcome in one word: exactly one of these (rules §17 "Selection history").
+# An InferenceService's outcome in one word: exactly one of these (rules §17.1, §21).
 SELECTED, EXPLICIT, NO_RUNTIME = "selected", "explicit", "noRuntime"
 
 
