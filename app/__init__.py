@@ -30,6 +30,7 @@ def create_app(config: Config | None = None) -> Flask:
     from . import cache, catalog, web
     from .api import (
         cluster_answers,
+        cluster_history,
         clusters,
         docs,
         fleet,
@@ -73,6 +74,7 @@ def create_app(config: Config | None = None) -> Flask:
         ranking,
         clusters,
         cluster_answers,
+        cluster_history,
         lint,
         impact,
         fleet_impact,

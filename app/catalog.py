@@ -8,6 +8,7 @@ connections after the fork; nothing connects before the first catalog request.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from flask import Flask, current_app
@@ -15,6 +16,7 @@ from flask import Flask, current_app
 from config.settings import SettingsError
 
 from .auth import AccessControl, TokenFile, TokensStatus, access_source
+from .rendering.selection_history import selection_history
 from .schemas.stored import stored_form
 from .store import CatalogStore
 from .store.redis import RedisCatalogStore
@@ -30,6 +32,13 @@ def build_store(config: Any) -> CatalogStore:
         "max_bytes": config["MAX_BYTES_PER_CLUSTER"],
         "max_runtimes": config["MAX_RUNTIMES"],
         "max_clusters": config["MAX_CLUSTERS"],
+        # rules §17 "Selection history": worked out within the bounds of any request's work.
+        "history": partial(
+            selection_history,
+            max_runtime_checks=config["MAX_RUNTIME_CHECKS"],
+            max_runtimes=config["MAX_RUNTIMES"],
+        ),
+        "history_max_changes": config["HISTORY_MAX_CHANGES"],
     }
     if config["REDIS_URL"]:
         return RedisCatalogStore.from_url(

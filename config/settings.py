@@ -357,6 +357,9 @@ class Config:
             "OME_RANKER_MAX_BYTES_PER_CLUSTER", 64 * 1024 * 1024, 1
         )
         self.MAX_CLUSTERS = env_int("OME_RANKER_MAX_CLUSTERS", 100, 1)
+        # rules §17 "Selection history": the changes kept per cluster, oldest dropped first;
+        # 0 keeps none (and works none out).
+        self.HISTORY_MAX_CHANGES = env_int("OME_RANKER_HISTORY_MAX_CHANGES", 10_000, 0)
         # Access (rules §17): a token file, or OME_RANKER_AUTH=none set explicitly.
         self.AUTH_MODE, self.TOKENS_FILE = access_settings()
         self.AUTH_STATELESS = _env_bool("OME_RANKER_AUTH_STATELESS", False)

@@ -71,13 +71,14 @@ class _SelectAnswers:
         return found
 
 
-def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int, list[dict]]:
-    """(InferenceServices compared, the changes): an InferenceService that only one side holds
-    is not compared; one changes when its ``/v1/select`` answer does (status or body, its
-    ``placement`` included)."""
+def changed_rows(
+    before: list[SelectionRow], after: list[SelectionRow]
+) -> tuple[int, list[tuple[SelectionRow, SelectionRow]]]:
+    """(InferenceServices compared, each changed one's rows before and after, in ``after``'s
+    order): an InferenceService that only one side holds is not compared; one changes when its
+    ``/v1/select`` answer does (status or body, its ``placement`` included)."""
     earlier = {(row.namespace, row.name): row for row in before}
     answers = _SelectAnswers()
-    placements = _Placements()
     found = []
     compared = 0
     for row in checked(after):
@@ -88,15 +89,24 @@ def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int,
         # The answer less its placement is shared by the InferenceServices of one ranking; the
         # placement is each one's own (rules §20.8: a changed class is a change).
         if answers.of(old) != answers.of(row) or old.placement != row.placement:
-            found.append(
-                {
-                    "namespace": row.namespace,
-                    "name": row.name,
-                    "model": row.model,
-                    "before": _outcome(old, placements),
-                    "after": _outcome(row, placements),
-                }
-            )
+            found.append((old, row))
+    return compared, found
+
+
+def changes(before: list[SelectionRow], after: list[SelectionRow]) -> tuple[int, list[dict]]:
+    """(InferenceServices compared, the changes): ``changed_rows``, as the impact answers them."""
+    compared, pairs = changed_rows(before, after)
+    placements = _Placements()
+    found = [
+        {
+            "namespace": row.namespace,
+            "name": row.name,
+            "model": row.model,
+            "before": _outcome(old, placements),
+            "after": _outcome(row, placements),
+        }
+        for old, row in pairs
+    ]
     return compared, found
 
 

@@ -11,12 +11,21 @@ from typing import Any
 
 from .admission import ERROR, admit, planned_admission_rankings
 from .placement import ComponentPlacement
-from .questions import SelectionRow, planned_placements, planned_rankings, selections
+from .questions import (
+    EXPLICIT,
+    NO_RUNTIME,
+    SELECTED,
+    SelectionRow,
+    planned_placements,
+    planned_rankings,
+    row_outcome,
+    selections,
+)
 from .values import CatalogView, ObjectKey, object_key
 
 # rules §21, in the order every answer lists them: the first three split the InferenceServices
-# (each is exactly one of them); the last three count InferenceServices among them.
-SELECTED, EXPLICIT, NO_RUNTIME = "selected", "explicit", "noRuntime"
+# (each is exactly one of them: ``row_outcome``, rules §17.1); the last three count
+# InferenceServices among them.
 REFUSED, CLASS_UNKNOWN, CLASS_ERROR = "refused", "classUnknown", "classError"
 OUTCOMES = (SELECTED, EXPLICIT, NO_RUNTIME, REFUSED, CLASS_UNKNOWN, CLASS_ERROR)
 
@@ -51,13 +60,6 @@ class OutcomeCounts:
                 strict=True,
             )
         )
-
-
-def row_outcome(row: SelectionRow) -> str:
-    """The one of ``selected``, ``explicit`` and ``noRuntime`` an InferenceService's row has."""
-    if row.selected is None:
-        return NO_RUNTIME
-    return EXPLICIT if row.selected.explicit else SELECTED
 
 
 def _components(row: SelectionRow) -> tuple[ComponentPlacement, ...]:

@@ -26,15 +26,25 @@ atomically (``CatalogStore._transact``).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from app.breaker import CircuitBreaker
+from app.selection.questions import OutcomeChanges
 
 from .guard import DOWN, REFUSED, UP, StoreGuard, StoreHealth
+from .history import (
+    DEFAULT_HISTORY_MAX_CHANGES,
+    HistoryOf,
+    HistoryPage,
+    HistoryQuery,
+    history_entries,
+)
 from .records import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_CLUSTERS,
@@ -56,6 +66,7 @@ from .records import (
     Precondition,
     PreconditionFailed,
     StoredObject,
+    StoreError,
     StoreUnavailable,
     check_cluster_name,
     counts_of,
@@ -101,6 +112,11 @@ class CatalogStore(ABC):
     ``updated_at``. Objects are listed, and documents given, in key order
     (kind, namespace, name), whatever the order they were written in. Every backend call goes
     through ``guard`` (app/store/guard.py), whose ``breaker`` tests may give.
+
+    ``history`` works out what a write does to the InferenceServices' outcomes (rules §17
+    "Selection history"); each write keeps that with the catalog, in its transaction, at most
+    ``history_max_changes`` changes per cluster. Without it (or with a bound of 0) no history
+    is kept.
     """
 
     backend = "store"  # what /readyz and the logs call the backend
@@ -116,8 +132,12 @@ class CatalogStore(ABC):
         documents_cache_size: int = 8,
         documents_cache_objects: int = DOCUMENTS_CACHE_OBJECTS,
         breaker: CircuitBreaker | None = None,
+        history: HistoryOf | None = None,
+        history_max_changes: int = DEFAULT_HISTORY_MAX_CHANGES,
     ) -> None:
         self.guard = StoreGuard(self.backend, breaker)
+        self.history = history if history_max_changes > 0 else None
+        self.history_max_changes = history_max_changes
         self.max_objects = max_objects
         self.max_bytes = max_bytes
         self.max_runtimes = max_runtimes
@@ -169,6 +189,11 @@ class CatalogStore(ABC):
         """The cluster's info and documents, in key order, from one snapshot; ``None`` if
         there is no such cluster. The documents are ``None`` when the info has the ``uid``
         and ``generation`` of ``known``: the caller holds them already, decoded."""
+
+    @abstractmethod
+    def read_history(self, cluster: str, query: HistoryQuery) -> HistoryPage | None:
+        """The cluster's history as ``query`` asks, with its info, from one snapshot; ``None``
+        if there is no such cluster."""
 
     @abstractmethod
     def ping(self) -> None:
@@ -260,7 +285,7 @@ class CatalogStore(ABC):
                 return Change(state.info)
             return Change(self._next(state.info, settings=settings), settings_changed=True)
 
-        change = self._transact(cluster, decide)
+        change = self._transact(cluster, self._recorded(decide))
         return change.info, change.created
 
     def replace_objects(
@@ -274,6 +299,7 @@ class CatalogStore(ABC):
         """Make ``objects`` the cluster's objects, all others removed. No objects at all over a
         catalog that holds some is ``EmptyReplace`` unless ``allow_empty``."""
         check_cluster_name(cluster)
+        objects = list(objects)
         encoded = encode_objects(objects)
 
         def decide(state: ClusterState | None) -> Change:
@@ -287,13 +313,14 @@ class CatalogStore(ABC):
             deletes = tuple(key for key in state.digests if key not in encoded)
             return self._objects_change(state, encoded.keys(), puts, deletes)
 
-        return self._transact(cluster, decide).info
+        return self._transact(cluster, self._recorded(decide, objects)).info
 
     def apply_objects(
         self, cluster: str, objects: Iterable[StoredObject], if_match: Condition = None
     ) -> ClusterInfo:
         """Add ``objects``, replacing stored ones of the same key; leave the others."""
         check_cluster_name(cluster)
+        objects = list(objects)
         encoded = encode_objects(objects)
 
         def decide(state: ClusterState | None) -> Change:
@@ -306,7 +333,7 @@ class CatalogStore(ABC):
             )
             return self._objects_change(state, keys, puts, ())
 
-        return self._transact(cluster, decide).info
+        return self._transact(cluster, self._recorded(decide, objects)).info
 
     def delete_object(
         self,
@@ -330,8 +357,63 @@ class CatalogStore(ABC):
             keys = [stored for stored in state.digests if stored != key]
             return self._objects_change(state, keys, (), (key,))
 
-        info = self._transact(cluster, decide).info
+        info = self._transact(cluster, self._recorded(decide)).info
         return info if found else None
+
+    # --- selection history (rules §17) ---------------------------------------------------------
+
+    def _recorded(self, decide: Decision, written: Iterable[StoredObject] = ()) -> Decision:
+        """``decide``, and the history of the change it decides (``written``: the objects the
+        write puts, whose documents it has), in the same transaction."""
+        if self.history is None:
+            return decide
+        return RecordedDecision(self, decide, {item.key: item.document for item in written})
+
+    def _history_of(
+        self,
+        state: ClusterState,
+        change: Change,
+        written: Mapping[ObjectKey, Document],
+    ) -> OutcomeChanges | None:
+        """What ``change`` does to the outcomes of ``state``'s cluster; None when no document
+        and no setting the rules read changes (a manifest's labels, a ``description``, a
+        migration's stored form)."""
+        if self.history is None or state.load is None:
+            return None
+        # the settings the rules read: all but the description
+        settings_moved = replace(change.info.settings, description=None) != replace(
+            state.info.settings, description=None
+        )
+        if not settings_moved and not change.deletes and not change.puts:
+            return None
+        before = self._stored_documents(state.info.name, state.digests, state.load)
+        put = [item.key for item in change.puts]
+        unmoved = all(before.get(key) == written[key] for key in put)
+        if not settings_moved and not change.deletes and unmoved:
+            return None
+        after = {key: document for key, document in before.items() if key not in change.deletes}
+        after.update((key, written[key]) for key in put)
+        return self.history(
+            CatalogDocuments.of(state.info, _in_key_order(before)).view(),
+            CatalogDocuments.of(change.info, _in_key_order(after)).view(),
+        )
+
+    def _stored_documents(
+        self,
+        cluster: str,
+        digests: Mapping[ObjectKey, str],
+        load: Callable[[list[ObjectKey]], list[Document]],
+    ) -> dict[ObjectKey, Document]:
+        """The stored documents by key: those this process holds decoded (``read_documents``)
+        by digest, the others loaded."""
+        with self._documents_lock:
+            cached = self._documents.get(cluster)
+        known = {} if cached is None else cached[1]
+        missing = [key for key, digest in digests.items() if digest not in known]
+        loaded = dict(zip(missing, load(missing), strict=True)) if missing else {}
+        return {
+            key: loaded[key] if key in loaded else known[digest] for key, digest in digests.items()
+        }
 
     # --- helpers -------------------------------------------------------------------------------
 
@@ -436,6 +518,46 @@ class CatalogStore(ABC):
             return Change(state.info)
         info = self._next(state.info, counts=counts_of(keys))
         return Change(info, puts=puts, deletes=deletes)
+
+
+class RecordedDecision:
+    """A write's decision and its history (rules §17.1), as one ``Decision``. The history of a
+    change from one state is worked out once per write: a backend whose transaction holds a lock
+    (SQLite) first rehearses the decision on a snapshot, outside the lock, so that the
+    transaction finds the history worked out when the cluster has not changed since, and other
+    writers do not wait for it."""
+
+    def __init__(
+        self, store: CatalogStore, decide: Decision, written: Mapping[ObjectKey, Document]
+    ) -> None:
+        self.store = store
+        self.decide = decide
+        self.written = written
+        # (uid, generation) of the state a history was worked out from -> that history
+        self._worked_out: dict[tuple[str, int], OutcomeChanges | None] = {}
+
+    def __call__(self, state: ClusterState | None) -> Change:
+        change = self.decide(state)
+        if state is None or not change.changed:
+            return change
+        version = (state.info.uid, state.info.generation)
+        if version not in self._worked_out:
+            self._worked_out[version] = self.store._history_of(state, change, self.written)
+        changes = self._worked_out[version]
+        if changes is None:
+            return change
+        entries = history_entries(changes, change.info, self.store.history_max_changes)
+        return replace(change, history=entries)
+
+    def rehearse(self, state: ClusterState | None) -> None:
+        """Decide on ``state`` without writing, for the history it works out; a decision that
+        refuses is left to the write's transaction, which decides again."""
+        with contextlib.suppress(StoreError):
+            self(state)
+
+
+def _in_key_order(documents: Mapping[ObjectKey, Document]) -> list[Document]:
+    return [documents[key] for key in sorted(documents)]
 
 
 def check_precondition(generation: int, if_match: Condition) -> None:

@@ -10,10 +10,14 @@ Keys, under ``prefix`` (the service's cache prefix plus ``catalog:``), never giv
     reads a cluster with one ``HMGET`` and one JSON parse).
 ``<prefix>{<cluster>}:manifests``
     hash: ``["<kind>","<namespace>","<name>"]`` (JSON) -> the manifest as written (JSON).
+``<prefix>{<cluster>}:history``
+    list: the selection history's entries (JSON, ``app/store/history.py``), newest first, with
+    consecutive ``seq``; the info's ``history_seq`` is the newest one's. Written by the same
+    script as the catalog, trimmed to the bound there.
 ``<prefix>clusters``
     hash: cluster name -> uid; the registry that ``list_infos`` reads.
 
-Both keys of a cluster carry the hash tag ``{<cluster>}``, so they live in one slot and every
+The keys of a cluster carry the hash tag ``{<cluster>}``, so they live in one slot and every
 write is one Lua script, atomic on Redis Cluster too. A write is optimistic: read the state
 (one ``HMGET``), decide in Python, then commit with a script that first checks that the uid
 and generation are still the ones read (compare-and-set: the uid, so that a write decided on a
@@ -64,6 +68,7 @@ from config.redaction import redact_urls
 
 from . import codec
 from .base import CatalogStore, Condition, Decision, FetchedDocuments
+from .history import HistoryEntry, HistoryPage, HistoryQuery, numbered, page_of
 from .records import (
     Catalog,
     ClusterInfo,
@@ -82,21 +87,28 @@ from .state import Change, ClusterState, EncodedObject, decode_object, info_of, 
 # atomically, and the arguments those scripts take ------------------------------------------------
 
 INFO_FIELDS = ("uid", "settings", "generation", "updated_at", "counts")
-# Positions of "index" and "documents" in an HMGET of INFO_FIELDS and then those two.
-INDEX, DOCUMENTS = len(INFO_FIELDS), len(INFO_FIELDS) + 1
+# Positions of "index", "documents" and "history_seq" in an HMGET of INFO_FIELDS and then those.
+INDEX, DOCUMENTS, HISTORY_SEQ = len(INFO_FIELDS), len(INFO_FIELDS) + 1, len(INFO_FIELDS) + 2
+STATE_FIELDS = [*INFO_FIELDS, "index", "documents", "history_seq"]
 LUA_CHUNK = 1000  # arguments per unpack(): Lua's C stack takes at most ~8000
 
 
-# KEYS: info, manifests. ARGV: the expected "<uid> <generation>" ("" = the cluster must not
-# exist), the number of info field/value pairs and the pairs, the number of manifest fields to
+# KEYS: info, manifests, history. ARGV: the expected "<uid> <generation>" ("" = the cluster must
+# not exist), the history's bound and the number of history entries and the entries (oldest
+# first), the number of info field/value pairs and the pairs, the number of manifest fields to
 # delete and the fields, then manifest field/value pairs to set. Returns {1} or {0, current}.
 COMMIT = f"""
 local found = redis.call('HMGET', KEYS[1], 'uid', 'generation')
 local current = ''
 if found[2] then current = (found[1] or '') .. ' ' .. found[2] end
 if current ~= ARGV[1] then return {{0, current}} end
-if current == '' then redis.call('DEL', KEYS[2]) end
-local i = 2
+if current == '' then redis.call('DEL', KEYS[2], KEYS[3]) end
+local entries = tonumber(ARGV[3])
+for j = 4, 3 + entries, {LUA_CHUNK} do
+  redis.call('LPUSH', KEYS[3], unpack(ARGV, j, math.min(j + {LUA_CHUNK} - 1, 3 + entries)))
+end
+if entries > 0 then redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[2]) - 1) end
+local i = 4 + entries
 local n = tonumber(ARGV[i]) * 2
 redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + n))
 i = i + n + 1
@@ -109,8 +121,8 @@ for j = i + deletes + 1, #ARGV, {LUA_CHUNK} do
 end
 return {{1}}
 """
-# KEYS: info, manifests. ARGV: the condition (``condition_arguments``): "" for none, "*" for
-# any generation, or "=" and the generations it names. Returns {0} (no such cluster),
+# KEYS: info, manifests, history. ARGV: the condition (``condition_arguments``): "" for none,
+# "*" for any generation, or "=" and the generations it names. Returns {0} (no such cluster),
 # {-1, generation} (precondition failed) or {1, uid} (deleted).
 DELETE = """
 local current = redis.call('HGET', KEYS[1], 'generation')
@@ -123,7 +135,7 @@ if ARGV[1] == '=' then
   if not named then return {-1, current} end
 end
 local uid = redis.call('HGET', KEYS[1], 'uid') or ''
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return {1, uid}
 """
 # KEYS: info, manifests. The info's fields and every manifest, or false: one snapshot.
@@ -141,6 +153,22 @@ local info = redis.call('HMGET', KEYS[1], 'uid', 'settings', 'generation', 'upda
 if not info[3] then return false end
 if info[1] == ARGV[1] and info[3] == ARGV[2] then return {info} end
 return {info, redis.call('HGET', KEYS[1], 'index'), redis.call('HGET', KEYS[1], 'documents')}
+"""
+# KEYS: info, history. ARGV: the cursor (a seq: entries older than it; "" for the newest) and how
+# many entries ("-1": every one from there). The info's fields and those entries (newest first),
+# or false: one snapshot. The list holds consecutive seqs, the newest at the head, the last one
+# numbered in the info's "history_seq", so a seq's place is known without a scan.
+READ_HISTORY = """
+local info = redis.call('HMGET', KEYS[1], 'uid', 'settings', 'generation', 'updated_at',
+  'counts', 'history_seq')
+if not info[3] then return false end
+local start = 0
+if ARGV[1] ~= '' then start = tonumber(info[6] or '0') - tonumber(ARGV[1]) + 1 end
+if start < 0 then start = 0 end
+local count = tonumber(ARGV[2])
+local stop = -1
+if count >= 0 then stop = start + count - 1 end
+return {info, redis.call('LRANGE', KEYS[2], start, stop)}
 """
 # KEYS: registry. ARGV: cluster, uid, max clusters or "". 1 registered, 0 refused.
 REGISTER = """
@@ -205,10 +233,17 @@ def state_from(cluster: str, fields: list[bytes | None]) -> tuple[ClusterState |
 
 
 def _state(info: ClusterInfo, stored: list) -> ClusterState:
+    documents = {key: document for key, _digest, document, _size in stored}
+
+    def load(keys: list[ObjectKey]) -> list[Document]:
+        with reading(info.name):
+            return codec.decode_all(documents[key] for key in keys)
+
     return ClusterState(
         info,
         {key: digest for key, digest, _document, _size in stored},
         {key: size or 0 for key, _digest, _document, size in stored},
+        load,
     )
 
 
@@ -237,8 +272,12 @@ def condition_arguments(if_match: Condition) -> list[str]:
     return ["=", *(str(generation) for generation in sorted(condition.generations))]
 
 
-def commit_arguments(expected: str, change: Change, stored: list) -> list[str | bytes]:
+def commit_arguments(
+    expected: str, change: Change, stored: list, last_seq: int = 0, history_bound: int = 1
+) -> list[str | bytes]:
+    """The COMMIT script's arguments; the history's entries numbered after ``last_seq``."""
     info = change.info
+    entries = numbered(change.history, last_seq)
     pairs: dict[str, str] = {
         "uid": info.uid,
         "generation": str(info.generation),
@@ -249,7 +288,11 @@ def commit_arguments(expected: str, change: Change, stored: list) -> list[str | 
     if change.created or change.puts or change.deletes:
         index, documents = rebuilt(stored, change.puts, change.deletes)
         pairs["index"], pairs["documents"] = index, documents
-    arguments: list[str | bytes] = [expected, str(len(pairs))]
+    if entries:
+        pairs["history_seq"] = str(entries[-1].seq)
+    arguments: list[str | bytes] = [expected, str(history_bound), str(len(entries))]
+    arguments += (entry.encoded() for entry in entries)
+    arguments.append(str(len(pairs)))
     for name, value in pairs.items():
         arguments += (name, value)
     arguments.append(str(len(change.deletes)))
@@ -367,6 +410,13 @@ class RedisCatalogStore(CatalogStore):
     def manifests_key(self, cluster: str) -> str:
         return f"{self.prefix}{{{cluster}}}:manifests"
 
+    def history_key(self, cluster: str) -> str:
+        return f"{self.prefix}{{{cluster}}}:history"
+
+    def cluster_keys(self, cluster: str) -> list[str]:
+        """The keys of one cluster, in its hash tag's slot: info, manifests, history."""
+        return [self.info_key(cluster), self.manifests_key(cluster), self.history_key(cluster)]
+
     @property
     def registry_key(self) -> str:
         return f"{self.prefix}{REGISTRY}"
@@ -385,6 +435,7 @@ class RedisCatalogStore(CatalogStore):
                             ("delete", DELETE),
                             ("read_catalog", READ_CATALOG),
                             ("read_documents", READ_DOCUMENTS),
+                            ("read_history", READ_HISTORY),
                             ("register", REGISTER),
                             ("unregister", UNREGISTER),
                         )
@@ -423,10 +474,11 @@ class RedisCatalogStore(CatalogStore):
     # --- writes --------------------------------------------------------------------------------
 
     def _transact(self, cluster: str, decide: Decision) -> Change:
-        info_key, manifests_key = self.info_key(cluster), self.manifests_key(cluster)
+        keys = self.cluster_keys(cluster)
+        info_key, manifests_key = keys[0], keys[1]
         with self._errors():
             for _attempt in range(COMMIT_ATTEMPTS):
-                fields = replies(self.client.hmget(info_key, [*INFO_FIELDS, "index", "documents"]))
+                fields = replies(self.client.hmget(info_key, STATE_FIELDS))
                 state, stored = state_from(cluster, fields)
                 missing = missing_sizes(stored)
                 if state is not None and missing:
@@ -440,8 +492,11 @@ class RedisCatalogStore(CatalogStore):
                 if change.created:
                     self._register(cluster, change.info.uid)
                 expected = "" if state is None else f"{state.info.uid} {state.info.generation}"
-                arguments = commit_arguments(expected, change, stored)
-                status = self._run("commit", [info_key, manifests_key], arguments)
+                last_seq = int(fields[HISTORY_SEQ] or 0) if state is not None else 0
+                arguments = commit_arguments(
+                    expected, change, stored, last_seq, self.history_max_changes
+                )
+                status = self._run("commit", keys, arguments)
                 if int(status[0]) == 1:
                     return change
             raise StoreUnavailable(f"cluster {cluster}: too many concurrent writes, try again")
@@ -476,9 +531,8 @@ class RedisCatalogStore(CatalogStore):
 
     def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:
         check_cluster_name(cluster)
-        keys = [self.info_key(cluster), self.manifests_key(cluster)]
         with self._errors():
-            result = self._run("delete", keys, condition_arguments(if_match))
+            result = self._run("delete", self.cluster_keys(cluster), condition_arguments(if_match))
         status = int(result[0])
         if status == 0:
             return False
@@ -552,17 +606,37 @@ class RedisCatalogStore(CatalogStore):
 
         return info, FetchedDocuments(digests, load)
 
+    def read_history(self, cluster: str, query: HistoryQuery) -> HistoryPage | None:
+        """One script's snapshot: the info, and the entries from the cursor on, only as many
+        as the page needs unless the query filters by InferenceService (then every one from
+        the cursor on, at most the history's bound)."""
+        check_cluster_name(cluster)
+        cursor = "" if query.cursor is None else str(query.cursor)
+        count = -1 if query.filtered else query.limit + 1
+        keys = [self.info_key(cluster), self.history_key(cluster)]
+        with self._errors():
+            snapshot = _snapshot(cluster, self._run("read_history", keys, [cursor, str(count)]))
+        if snapshot is None:
+            return None
+        info, listed = snapshot
+        with reading(cluster):
+            entries = [HistoryEntry.decoded(text) for text in listed]
+        if query.cursor is not None:
+            # an entry written meanwhile cannot be here (one snapshot); one older than a
+            # cursor of another incarnation of the cluster can: skip what is not older
+            entries = [entry for entry in entries if entry.seq < query.cursor]
+        return page_of(info, entries, query)
+
     def read_catalog(self, cluster: str) -> Catalog | None:
         check_cluster_name(cluster)
         keys = [self.info_key(cluster), self.manifests_key(cluster)]
         with self._errors():
             reply = self._run("read_catalog", keys, [])
-        if not reply:
+        snapshot = _snapshot(cluster, reply)
+        if snapshot is None:
             return None
-        fields, flat = reply
-        info = info_from(cluster, fields)
-        if info is None:  # pragma: no cover - the script answers false then
-            return None
+        info, flat = snapshot
+        fields = reply[0]
         manifests = dict(zip(flat[::2], flat[1::2], strict=True))
         with reading(cluster):
             index = json.loads(fields[INDEX])
@@ -576,3 +650,13 @@ class RedisCatalogStore(CatalogStore):
                 for (kind, namespace, name, *_rest), document in zip(index, documents, strict=True)
             )
         return Catalog(info, objects)
+
+
+def _snapshot(cluster: str, reply: Any) -> tuple[ClusterInfo, Any] | None:
+    """A script's ``{info fields, what it read}``, or false: the info and what it read."""
+    if not reply:
+        return None
+    info = info_from(cluster, reply[0])
+    if info is None:  # pragma: no cover - the scripts answer false then
+        return None
+    return info, reply[1]

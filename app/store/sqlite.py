@@ -4,7 +4,9 @@ embedded default without Redis).
 * WAL mode: readers never wait for a writer and always read one committed snapshot; a write is
   one ``BEGIN IMMEDIATE`` transaction (the write lock first, then the reads its decision needs,
   the ``if_match`` check among them), so of two racing writers the second decides on what the
-  first committed. ``synchronous=FULL``: a commit is on disk when the call returns.
+  first committed. ``synchronous=FULL``: a commit is on disk when the call returns. A write
+  that keeps a selection history decides first on a snapshot, without the lock, for the history
+  it works out (``RecordedDecision.rehearse``), so that the lock is held only to check and commit.
 * A busy file is waited for ``busy_timeout`` seconds, then ``StoreUnavailable``; so is every
   other failure to open, read or write the file, which is ``refused`` (``unavailable``): a file
   that cannot be opened or written is a setting to fix, not a wait.
@@ -17,9 +19,11 @@ embedded default without Redis).
   not count, forget it. A write anywhere is still seen by the next read, for a pragma instead
   of a row read and two JSON decodes.
 
-Tables: ``clusters`` (name, settings JSON, generation, updated_at, counts JSON) and
+Tables: ``clusters`` (name, settings JSON, generation, updated_at, counts JSON),
 ``objects`` (cluster, kind, namespace ("" at cluster scope), name, manifest JSON, document
-(``codec``), digest), keyed and so ordered by (cluster, kind, namespace, name).
+(``codec``), digest), keyed and so ordered by (cluster, kind, namespace, name), and ``history``
+(cluster, seq, generation, namespace and name (NULL for a mark), the entry JSON), keyed by
+(cluster, seq): the selection history, written in the transaction of the write it records.
 """
 
 from __future__ import annotations
@@ -34,12 +38,21 @@ from pathlib import Path
 from typing import Any
 
 from . import codec
-from .base import CatalogStore, Condition, Decision, FetchedDocuments, check_precondition
+from .base import (
+    CatalogStore,
+    Condition,
+    Decision,
+    FetchedDocuments,
+    RecordedDecision,
+    check_precondition,
+)
+from .history import HistoryEntry, HistoryPage, HistoryQuery, numbered, page_of
 from .records import (
     Catalog,
     ClusterInfo,
     Document,
     Generation,
+    ObjectKey,
     StoreUnavailable,
     UnreadableCatalog,
     check_cluster_name,
@@ -47,8 +60,17 @@ from .records import (
 from .state import Change, ClusterState, decode_object, info_of, reading
 
 # 1: the tables. 2: manifests in their stored form (``manifest_form``), rewritten once on the
-# first connection that finds version 1; the tables have not changed.
-SCHEMA_VERSION = 2
+# first connection that finds version 1; the tables have not changed. 3: the ``history`` table.
+SCHEMA_VERSION = 3
+_HISTORY = """CREATE TABLE IF NOT EXISTS history (
+        cluster TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        namespace TEXT,
+        name TEXT,
+        entry TEXT NOT NULL,
+        PRIMARY KEY (cluster, seq)
+    ) WITHOUT ROWID"""
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS clusters (
         name TEXT PRIMARY KEY,
@@ -68,6 +90,7 @@ _SCHEMA = (
         digest TEXT NOT NULL,
         PRIMARY KEY (cluster, kind, namespace, name)
     ) WITHOUT ROWID""",
+    _HISTORY,
 )
 # SQLite's result codes for a file this service cannot use (extended codes start with these):
 # it cannot be opened, is read-only to this process, is not a database, the disk is full.
@@ -163,11 +186,16 @@ class SqliteCatalogStore(CatalogStore):
     def _upgrade(self, connection: sqlite3.Connection) -> None:
         """From version 1: every manifest in its stored form (idempotent, so two processes
         doing it at once do no harm), then the WAL truncated, so that the bytes of what was
-        dropped are in neither file."""
-        if self.manifest_form is not None:
-            self.rewrite_manifests(self.manifest_form)
+        dropped are in neither file. From version 2: the history table (empty: the history
+        starts with the first write after the upgrade)."""
+        if self._schema_version(connection) < 2:
+            with _transaction(connection, "BEGIN IMMEDIATE"):
+                connection.execute(_HISTORY)
+            if self.manifest_form is not None:
+                self.rewrite_manifests(self.manifest_form)
         with _transaction(connection, "BEGIN IMMEDIATE"):
             if self._schema_version(connection) < SCHEMA_VERSION:
+                connection.execute(_HISTORY)
                 connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
@@ -232,21 +260,13 @@ class SqliteCatalogStore(CatalogStore):
     # --- writes --------------------------------------------------------------------------------
 
     def _transact(self, cluster: str, decide: Decision) -> Change:
+        if isinstance(decide, RecordedDecision):
+            # The history is worked out on a snapshot first (WAL: a reader holds no lock that
+            # stops a writer), so that the write lock is held only to check and commit.
+            with self._using("BEGIN") as connection:
+                decide.rehearse(_state(connection, cluster))
         with self._using(_WRITE) as connection:
-            info = _info(connection, cluster)
-            state = None
-            if info is not None:
-                rows = connection.execute(
-                    "SELECT kind, namespace, name, digest, length(manifest) + length(document) "
-                    "FROM objects WHERE cluster = ?",
-                    (cluster,),
-                ).fetchall()
-                state = ClusterState(
-                    info,
-                    {(k, ns, n): digest for k, ns, n, digest, _ in rows},
-                    {(k, ns, n): size for k, ns, n, _, size in rows},
-                )
-            change = decide(state)
+            change = decide(_state(connection, cluster))
             if change.changed:
                 self._write(connection, change)
             return change
@@ -287,6 +307,26 @@ class SqliteCatalogStore(CatalogStore):
                 for item in change.puts
             ],
         )
+        if change.history:
+            self._write_history(connection, cluster, change.history)
+
+    def _write_history(
+        self, connection: sqlite3.Connection, cluster: str, entries: tuple[HistoryEntry, ...]
+    ) -> None:
+        """The write's history entries after the cluster's last, the oldest past the bound
+        dropped: in the write's transaction."""
+        (last,) = connection.execute(
+            "SELECT coalesce(max(seq), 0) FROM history WHERE cluster = ?", (cluster,)
+        ).fetchone()
+        stored = numbered(entries, last)
+        connection.executemany(
+            "INSERT INTO history VALUES (?, ?, ?, ?, ?, ?)",
+            [(cluster, e.seq, e.generation, e.namespace, e.name, e.encoded()) for e in stored],
+        )
+        connection.execute(
+            "DELETE FROM history WHERE cluster = ? AND seq <= ?",
+            (cluster, stored[-1].seq - self.history_max_changes),
+        )
 
     def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:
         check_cluster_name(cluster)
@@ -298,6 +338,7 @@ class SqliteCatalogStore(CatalogStore):
                 return False
             check_precondition(row[0], if_match)
             connection.execute("DELETE FROM objects WHERE cluster = ?", (cluster,))
+            connection.execute("DELETE FROM history WHERE cluster = ?", (cluster,))
             connection.execute("DELETE FROM clusters WHERE name = ?", (cluster,))
             return True
 
@@ -351,6 +392,34 @@ class SqliteCatalogStore(CatalogStore):
             )
         return Catalog(info, objects)
 
+    def read_history(self, cluster: str, query: HistoryQuery) -> HistoryPage | None:
+        check_cluster_name(cluster)
+        conditions: list[str] = ["cluster = ?"]
+        values: list[object] = [cluster]
+        if query.cursor is not None:
+            conditions.append("seq < ?")
+            values.append(query.cursor)
+        if query.since is not None:
+            conditions.append("generation > ?")
+            values.append(query.since)
+        # A mark (no namespace or name) matches every InferenceService.
+        for column, value in (("namespace", query.namespace), ("name", query.name)):
+            if value is not None:
+                conditions.append(f"({column} = ? OR {column} IS NULL)")
+                values.append(value)
+        with self._using("BEGIN") as connection:
+            info = _info(connection, cluster)
+            if info is None:
+                return None
+            rows = connection.execute(
+                f"SELECT entry FROM history WHERE {' AND '.join(conditions)} "
+                "ORDER BY seq DESC LIMIT ?",
+                (*values, query.limit + 1),
+            ).fetchall()
+        with reading(cluster):
+            entries = [HistoryEntry.decoded(row[0]) for row in rows]
+        return page_of(info, entries, query)
+
     def _read_documents(
         self, cluster: str, known: ClusterInfo | None
     ) -> tuple[ClusterInfo, FetchedDocuments | None] | None:
@@ -401,6 +470,36 @@ def _transaction(connection: sqlite3.Connection, begin: str) -> Iterator[None]:
             with contextlib.suppress(sqlite3.Error):
                 connection.execute("ROLLBACK")
         raise
+
+
+def _state(connection: sqlite3.Connection, cluster: str) -> ClusterState | None:
+    """The state a write decides on, in the connection's transaction."""
+    info = _info(connection, cluster)
+    if info is None:
+        return None
+    rows = connection.execute(
+        "SELECT kind, namespace, name, digest, length(manifest) + length(document) "
+        "FROM objects WHERE cluster = ?",
+        (cluster,),
+    ).fetchall()
+    return ClusterState(
+        info,
+        {(k, ns, n): digest for k, ns, n, digest, _ in rows},
+        {(k, ns, n): size for k, ns, n, _, size in rows},
+        lambda keys: _stored_documents(connection, cluster, keys),
+    )
+
+
+def _stored_documents(
+    connection: sqlite3.Connection, cluster: str, keys: list[ObjectKey]
+) -> list[Document]:
+    """The documents of ``keys``, decoded, in the connection's transaction."""
+    rows = connection.execute(
+        "SELECT kind, namespace, name, document FROM objects WHERE cluster = ?", (cluster,)
+    ).fetchall()
+    texts = {(kind, namespace, name): text for kind, namespace, name, text in rows}
+    with reading(cluster):
+        return codec.loads_array(codec.join_array(texts[key] for key in keys))
 
 
 def _info(connection: sqlite3.Connection, cluster: str) -> ClusterInfo | None:

@@ -6,15 +6,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import codec
+from .history import HistoryEntry
 from .records import (
     KINDS,
     ClusterInfo,
     ClusterSettings,
+    Document,
     ObjectKey,
     StoredObject,
     UnreadableCatalog,
@@ -87,23 +89,27 @@ def reading(cluster: str) -> Iterator[None]:
 @dataclass(frozen=True, slots=True)
 class ClusterState:
     """What a write decides on: the cluster's info, and the digest and stored size of every
-    stored object."""
+    stored object; ``load``, the documents of the stored objects of the keys given, decoded,
+    read in the write's transaction (what the selection history compares, rules §17)."""
 
     info: ClusterInfo
     digests: Mapping[ObjectKey, str]
     sizes: Mapping[ObjectKey, int]
+    load: Callable[[list[ObjectKey]], list[Document]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     """What a write does to one cluster. ``info`` is the cluster after it; nothing is written
-    unless ``changed``."""
+    unless ``changed``. ``history``: what it did to the InferenceServices' outcomes, stored
+    with it (as listed newest first)."""
 
     info: ClusterInfo
     created: bool = False
     settings_changed: bool = False
     puts: tuple[EncodedObject, ...] = ()
     deletes: tuple[ObjectKey, ...] = ()
+    history: tuple[HistoryEntry, ...] = ()
 
     @property
     def changed(self) -> bool:

@@ -288,6 +288,7 @@ def _routes(cluster: str) -> list[tuple[str, str, dict]]:
         ("post", f"/v1/clusters/{cluster}/rank", seed),
         ("post", f"/v1/clusters/{cluster}/select", seed),
         ("get", f"/v1/clusters/{cluster}/selections", {}),
+        ("get", f"/v1/clusters/{cluster}/history", {}),
     ]
 
 
@@ -298,7 +299,7 @@ def _call(client, method, url, options, secret=None):
     return getattr(client, method)(url, **options)
 
 
-@pytest.mark.parametrize("route", range(12))
+@pytest.mark.parametrize("route", range(13))
 def test_a_token_for_one_cluster_never_reaches_another(guarded, route):
     method, url, options = _routes("b")[route]
     response = _call(guarded, method, url, options, "a-secret")

@@ -99,6 +99,8 @@ def _store_bytes(app, backend_settings, redis_client) -> bytes:
                 found += [field, value]
         elif kind == b"string":
             found.append(redis_client.get(key))
+        elif kind == b"list":  # the selection history
+            found += redis_client.lrange(key, 0, -1)
         else:
             raise AssertionError(f"a {kind!r} key the test cannot read: {key!r}")
     return b"".join(found)

@@ -13,7 +13,7 @@ import pytest
 from app.schemas.stored import stored_form
 from app.store import ClusterSettings, LimitExceeded
 from app.store.redis import INDEX, INFO_FIELDS, RedisCatalogStore
-from app.store.sqlite import SqliteCatalogStore
+from app.store.sqlite import SCHEMA_VERSION, SqliteCatalogStore
 from migrations.runner import discover
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc
 from tests.store.objects import stored
@@ -60,7 +60,7 @@ def test_sqlite_rewrites_a_version_1_file_when_it_first_opens_it(tmp_path: Path)
     assert "runner" not in runtime.manifest["spec"]["engineConfig"]
     assert MARKER.encode() not in path.read_bytes() + _wal(path)
     with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (2,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
     upgraded.close()
 
     again = SqliteCatalogStore(path, manifest_form=stored_form)  # done once

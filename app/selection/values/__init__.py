@@ -26,7 +26,7 @@ from .accelerator_requests import (
     Selector,
 )
 from .bounds import MAX_URI_CHARS, MAX_VALUE_CHARS, length_problem, parse_go_int, too_long
-from .budget import DeadlinePassed, checked, checkpoint, clear, remaining, start
+from .budget import DeadlinePassed, checked, checkpoint, clear, remaining, sharing, start
 from .catalog_view import (
     CLUSTER_SCOPED_KINDS,
     DEFAULT_NAMESPACE,
@@ -140,6 +140,7 @@ __all__ = [
     "quick_init",
     "remaining",
     "shared_entry_ref",
+    "sharing",
     "start",
     "too_long",
     "versions_match",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
@@ -54,6 +55,23 @@ def remaining() -> float | None:
     """Seconds left, negative once past; None without a deadline."""
     current = _deadline.get()
     return None if current is None else current[0] - time.monotonic()
+
+
+@contextmanager
+def sharing(fraction: float) -> Iterator[None]:
+    """The current request's deadline brought closer for the work inside: ``fraction`` of the
+    time left, so that what must follow that work (a write's commit, its answer) keeps the
+    rest. Outside a request, nothing changes."""
+    current = _deadline.get()
+    if current is None:
+        yield
+        return
+    now = time.monotonic()
+    token = _deadline.set((now + max(0.0, current[0] - now) * fraction, current[1]))
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
 
 
 def checkpoint() -> None:

@@ -188,3 +188,20 @@ def test_a_model_is_compared_with_the_runtimes_once():
     runtimes = tuple(loaded(runtime_doc(f"r{i}")) for i in range(2000))
     with cpu_seconds_under(20):  # 2 000 models × 2 000 runtimes would take minutes
         admit(CatalogView(runtimes, models))
+
+
+def test_a_share_of_the_deadline_stops_sooner_and_gives_the_rest_back(clock):
+    budget.start(100)  # the clock reads 1: the deadline is at 101
+    with budget.sharing(0.5):  # reads 2: (101 - 2) / 2 left, until 51.5
+        for _ in range(48):
+            budget.checkpoint()  # reads 3 … 50
+        with pytest.raises(budget.DeadlinePassed):
+            for _ in range(3):
+                budget.checkpoint()
+    budget.checkpoint()  # the request's own deadline again
+
+
+def test_a_share_without_a_deadline_is_no_deadline(clock):
+    with budget.sharing(0.5):
+        budget.checkpoint()
+    assert clock.readings == 0
