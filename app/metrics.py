@@ -41,7 +41,7 @@ from prometheus_client import (
     generate_latest,
     values,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from config.settings import SettingsError
@@ -228,6 +228,7 @@ class CatalogFigures:
     cluster: str
     updated: float
     outcomes: Mapping[str, int] | None
+    changes: int | None = None  # selection changes recorded since the cluster was created
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,11 +255,19 @@ class DomainFigures:
             "and noRuntime split them; refused, classUnknown and classError count among them.",
             labels=("cluster", "outcome"),
         )
+        changes = CounterMetricFamily(
+            "ome_ranker_selection_changes",
+            "InferenceServices whose outcome a write to the cluster's catalog changed, since the "
+            "cluster was created (its selection history's newest seq, docs/rules.md §17).",
+            labels=("cluster",),
+        )
         for catalog in self.catalogs:
             updated.add_metric((catalog.cluster,), catalog.updated)
             for outcome, count in (catalog.outcomes or {}).items():
                 services.add_metric((catalog.cluster, outcome), count)
-        return [build, updated, services]
+            if catalog.changes is not None:
+                changes.add_metric((catalog.cluster,), catalog.changes)
+        return [build, updated, services, changes]
 
 
 class _Collected:

@@ -104,13 +104,17 @@ def _domain() -> DomainFigures:
     try:
         store = get_store()
         scraped = bounded_outcomes(session, store, store.list_infos())
+        changes = store.history_counts()
     except StoreError:
         return DomainFigures(__version__)
     return DomainFigures(
         __version__,
         tuple(
             CatalogFigures(
-                info.name, timestamp(info), None if counts is None else counts.by_outcome()
+                info.name,
+                timestamp(info),
+                None if counts is None else counts.by_outcome(),
+                changes.get(info.name),
             )
             for info, counts in scraped
         ),

@@ -191,6 +191,11 @@ class CatalogStore(ABC):
         and ``generation`` of ``known``: the caller holds them already, decoded."""
 
     @abstractmethod
+    def history_counts(self) -> dict[str, int]:
+        """Every cluster's newest history ``seq`` by name: how many selection changes it has
+        recorded since it was created, dropped ones included (0 for none)."""
+
+    @abstractmethod
     def read_history(self, cluster: str, query: HistoryQuery) -> HistoryPage | None:
         """The cluster's history as ``query`` asks, with its info, from one snapshot; ``None``
         if there is no such cluster."""

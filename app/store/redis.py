@@ -606,6 +606,13 @@ class RedisCatalogStore(CatalogStore):
 
         return info, FetchedDocuments(digests, load)
 
+    def history_counts(self) -> dict[str, int]:
+        return {
+            name: 0 if seq is None else int(seq)
+            for name, (generation, seq) in self._every_info(["generation", "history_seq"])
+            if generation is not None  # deleted since it was listed
+        }
+
     def read_history(self, cluster: str, query: HistoryQuery) -> HistoryPage | None:
         """One script's snapshot: the info, and the entries from the cursor on, only as many
         as the page needs unless the query filters by InferenceService (then every one from

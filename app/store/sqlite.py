@@ -392,6 +392,14 @@ class SqliteCatalogStore(CatalogStore):
             )
         return Catalog(info, objects)
 
+    def history_counts(self) -> dict[str, int]:
+        with self._using() as connection:
+            rows = connection.execute(
+                "SELECT clusters.name, coalesce(max(history.seq), 0) FROM clusters "
+                "LEFT JOIN history ON history.cluster = clusters.name GROUP BY clusters.name"
+            ).fetchall()
+        return {name: seq for name, seq in rows}
+
     def read_history(self, cluster: str, query: HistoryQuery) -> HistoryPage | None:
         check_cluster_name(cluster)
         conditions: list[str] = ["cluster = ?"]

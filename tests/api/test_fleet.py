@@ -266,6 +266,11 @@ def test_the_metrics_after_pushes(make_app, backend_settings):
     assert sum(outcome_samples(later, "east")[name] for name in OUTCOMES[:3]) == east["total"] - 1
     assert outcome_samples(later, "west") == {}
     assert value(later, "ome_ranker_catalog_updated_timestamp_seconds", cluster="east") > stamp
+    # The changes the history recorded: each InferenceService of the first push (none before),
+    # then the one deleted; what GET …/history numbers last.
+    newest = client.get("/v1/clusters/east/history?limit=1").get_json()["changes"][0]["seq"]
+    assert value(later, "ome_ranker_selection_changes_total", cluster="east") == newest
+    assert newest == east["total"] + 1
 
 
 def test_every_worker_scrapes_the_same_from_the_store(make_app, redis_url, redis_prefix):

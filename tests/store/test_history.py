@@ -124,6 +124,21 @@ def test_the_bound_drops_the_oldest_first(single_backend: Backend):
     assert [entry.generation for entry in entries] == [info.generation] * 4 + [info.generation - 1]
 
 
+def test_each_clusters_count_of_changes_is_its_newest_seq_dropped_ones_included(
+    single_backend: Backend,
+):
+    """``history_counts``: what ``ome_ranker_selection_changes_total`` reads at scrape time."""
+    store = single_backend.make(history=HISTORY, history_max_changes=5)
+    assert store.history_counts() == {}
+    store.put_settings("c", ClusterSettings())
+    store.put_settings("quiet", ClusterSettings())
+    for step in range(4):
+        store.replace_objects("c", fleet_step(step, services=1))  # 1, 2, 3, 4 changes
+    assert store.history_counts() == {"c": 10, "quiet": 0}  # 5 kept, 10 recorded
+    store.delete_cluster("c")
+    assert store.history_counts() == {"quiet": 0}
+
+
 def test_a_write_over_the_bound_leaves_one_mark(single_backend: Backend):
     store = single_backend.make(history=HISTORY, history_max_changes=3)
     store.put_settings("c", ClusterSettings())
