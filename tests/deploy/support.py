@@ -39,7 +39,10 @@ NAMESPACE = "ome-ranker"
 SYNC_NAMESPACE = "ome-ranker-sync"
 CLUSTER_SCOPED = {"ClusterRole", "ClusterRoleBinding", "Namespace"}
 # Kinds of CRDs that kubernetes-validate has no schema for: checked by their own tests.
-CRD_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor")}
+CRD_KINDS = {
+    ("monitoring.coreos.com/v1", "ServiceMonitor"),
+    ("monitoring.coreos.com/v1", "PrometheusRule"),
+}
 # What runtime selection and placement read, and so all that the sync job may read (SPEC §17,
 # §20.8).
 OME_RESOURCES = {

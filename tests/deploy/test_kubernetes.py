@@ -295,7 +295,7 @@ def test_at_least_two_replicas_and_a_disruption_budget(overlay):
 
 def test_the_servicemonitor_scrapes_metrics_on_ops():
     objects = render("overlays/production")
-    (monitor,) = [obj for obj in objects if (obj["apiVersion"], obj["kind"]) in CRD_KINDS]
+    (monitor,) = find(objects, "ServiceMonitor")
     assert monitor["kind"] == "ServiceMonitor"
     assert monitor["metadata"]["name"] and monitor["metadata"]["namespace"] == NAMESPACE
     spec = monitor["spec"]
