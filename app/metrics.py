@@ -229,6 +229,7 @@ class CatalogFigures:
     updated: float
     outcomes: Mapping[str, int] | None
     changes: int | None = None  # selection changes recorded since the cluster was created
+    synced: float | None = None  # when its objects were last replaced (a sync), changed or not
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +256,11 @@ class DomainFigures:
             "and noRuntime split them; refused, classUnknown and classError count among them.",
             labels=("cluster", "outcome"),
         )
+        synced = GaugeMetricFamily(
+            "ome_ranker_catalog_synced_timestamp_seconds",
+            "When the cluster's objects were last replaced (a sync), whether anything changed.",
+            labels=("cluster",),
+        )
         changes = CounterMetricFamily(
             "ome_ranker_selection_changes",
             "InferenceServices whose outcome a write to the cluster's catalog changed, since the "
@@ -267,7 +273,9 @@ class DomainFigures:
                 services.add_metric((catalog.cluster, outcome), count)
             if catalog.changes is not None:
                 changes.add_metric((catalog.cluster,), catalog.changes)
-        return [build, updated, services, changes]
+            if catalog.synced is not None:
+                synced.add_metric((catalog.cluster,), catalog.synced)
+        return [build, updated, synced, services, changes]
 
 
 class _Collected:

@@ -267,7 +267,9 @@ def _write_objects(cluster: str, action: str) -> Response:
     objects, others, warnings = _objects_of_body()
     store = get_store()
     if action == "replace":
-        info = store.replace_objects(cluster, objects, if_match=if_match(), allow_empty=allow_empty)
+        info = store.replace_and_mark(
+            cluster, objects, if_match=if_match(), allow_empty=allow_empty
+        )
     else:
         info = store.apply_objects(cluster, objects, if_match=if_match())
     log_write(token, cluster, action, info)

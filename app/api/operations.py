@@ -7,7 +7,7 @@ from flask import Blueprint, Response, current_app, request
 from app.cache import EXTENSION_NAME
 from app.catalog import get_store
 from app.http.described import TEXT, answer, described
-from app.http.fleet_reads import bounded_outcomes, timestamp
+from app.http.fleet_reads import bounded_outcomes, seconds, timestamp
 from app.http.observability import service_metrics, sync_cache_metrics
 from app.http.readiness import readiness
 from app.metrics import CatalogFigures, DomainFigures
@@ -105,6 +105,7 @@ def _domain() -> DomainFigures:
         store = get_store()
         scraped = bounded_outcomes(session, store, store.list_infos())
         changes = store.history_counts()
+        synced = store.sync_times()
     except StoreError:
         return DomainFigures(__version__)
     return DomainFigures(
@@ -115,6 +116,7 @@ def _domain() -> DomainFigures:
                 timestamp(info),
                 None if counts is None else counts.by_outcome(),
                 changes.get(info.name),
+                None if info.name not in synced else seconds(synced[info.name]),
             )
             for info, counts in scraped
         ),

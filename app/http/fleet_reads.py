@@ -237,4 +237,9 @@ def bounded_outcomes(
 
 def timestamp(info: ClusterInfo) -> float:
     """The catalog's last write, in seconds since the epoch."""
-    return datetime.fromisoformat(info.updated_at.replace("Z", "+00:00")).timestamp()
+    return seconds(info.updated_at)
+
+
+def seconds(moment: str) -> float:
+    """An RFC 3339 moment of the store's, in seconds since the epoch."""
+    return datetime.fromisoformat(moment.replace("Z", "+00:00")).timestamp()

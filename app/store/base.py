@@ -27,6 +27,7 @@ atomically (``CatalogStore._transact``).
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -78,6 +79,8 @@ from .state import Change, ClusterState, EncodedObject, encode_objects
 Decision = Callable[[ClusterState | None], Change]
 # A write's If-Match: a generation, or a Precondition (one of several generations, or ``*``).
 Condition = int | Precondition | None
+
+log = logging.getLogger("app.store")
 
 
 # Objects kept decoded per process across the clusters read last (a decoded catalog object is
@@ -189,6 +192,34 @@ class CatalogStore(ABC):
         """The cluster's info and documents, in key order, from one snapshot; ``None`` if
         there is no such cluster. The documents are ``None`` when the info has the ``uid``
         and ``generation`` of ``known``: the caller holds them already, decoded."""
+
+    def replace_and_mark(
+        self,
+        cluster: str,
+        objects: Iterable[StoredObject],
+        if_match: Condition = None,
+        *,
+        allow_empty: bool = False,
+    ) -> ClusterInfo:
+        """``replace_objects``, then the time noted as the cluster's last sync (``sync_times``),
+        whether the objects changed or not: a sync that finds nothing new still reached it."""
+        info = self.replace_objects(cluster, objects, if_match, allow_empty=allow_empty)
+        try:
+            self.mark_synced(cluster, rfc3339(self.clock()))
+        except StoreError:
+            # The objects are stored: the answer says so. The sync's time waits for the next.
+            log.warning("cluster %s replaced, its sync time not noted", cluster)
+        return info
+
+    @abstractmethod
+    def mark_synced(self, cluster: str, at: str) -> None:
+        """Note ``at`` (RFC 3339) as when the cluster's objects were last replaced; nothing for
+        a cluster that does not exist. Not a write of the catalog: no generation, no history."""
+
+    @abstractmethod
+    def sync_times(self) -> dict[str, str]:
+        """When each cluster's objects were last replaced (``mark_synced``), by name; a cluster
+        never replaced is left out."""
 
     @abstractmethod
     def history_counts(self) -> dict[str, int]:

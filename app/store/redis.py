@@ -154,6 +154,15 @@ if not info[3] then return false end
 if info[1] == ARGV[1] and info[3] == ARGV[2] then return {info} end
 return {info, redis.call('HGET', KEYS[1], 'index'), redis.call('HGET', KEYS[1], 'documents')}
 """
+# KEYS: info. ARGV: when the cluster's objects were last replaced, noted in its info hash only
+# while the cluster exists (a deleted one's hash is gone: HSET would make a stray one).
+MARK_SYNCED = """
+if redis.call('HEXISTS', KEYS[1], 'generation') == 1 then
+  redis.call('HSET', KEYS[1], 'synced_at', ARGV[1])
+end
+return 1
+"""
+
 # KEYS: info, history. ARGV: the cursor (a seq: entries older than it; "" for the newest) and how
 # many entries ("-1": every one from there). The info's fields and those entries (newest first),
 # or false: one snapshot. The list holds consecutive seqs, the newest at the head, the last one
@@ -436,6 +445,7 @@ class RedisCatalogStore(CatalogStore):
                             ("read_catalog", READ_CATALOG),
                             ("read_documents", READ_DOCUMENTS),
                             ("read_history", READ_HISTORY),
+                            ("mark_synced", MARK_SYNCED),
                             ("register", REGISTER),
                             ("unregister", UNREGISTER),
                         )
@@ -605,6 +615,18 @@ class RedisCatalogStore(CatalogStore):
                 return codec.decode_all(values[i] for i in positions)
 
         return info, FetchedDocuments(digests, load)
+
+    def mark_synced(self, cluster: str, at: str) -> None:
+        check_cluster_name(cluster)
+        with self._errors():
+            self._run("mark_synced", [self.info_key(cluster)], [at])
+
+    def sync_times(self) -> dict[str, str]:
+        return {
+            name: at.decode()
+            for name, (generation, at) in self._every_info(["generation", "synced_at"])
+            if generation is not None and at is not None
+        }
 
     def history_counts(self) -> dict[str, int]:
         return {

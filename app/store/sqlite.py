@@ -61,7 +61,12 @@ from .state import Change, ClusterState, decode_object, info_of, reading
 
 # 1: the tables. 2: manifests in their stored form (``manifest_form``), rewritten once on the
 # first connection that finds version 1; the tables have not changed. 3: the ``history`` table.
-SCHEMA_VERSION = 3
+# 4: the ``syncs`` table (when each cluster's objects were last replaced).
+SCHEMA_VERSION = 4
+_SYNCS = """CREATE TABLE IF NOT EXISTS syncs (
+        cluster TEXT PRIMARY KEY,
+        at TEXT NOT NULL
+    ) WITHOUT ROWID"""
 _HISTORY = """CREATE TABLE IF NOT EXISTS history (
         cluster TEXT NOT NULL,
         seq INTEGER NOT NULL,
@@ -91,6 +96,7 @@ _SCHEMA = (
         PRIMARY KEY (cluster, kind, namespace, name)
     ) WITHOUT ROWID""",
     _HISTORY,
+    _SYNCS,
 )
 # SQLite's result codes for a file this service cannot use (extended codes start with these):
 # it cannot be opened, is read-only to this process, is not a database, the disk is full.
@@ -187,7 +193,7 @@ class SqliteCatalogStore(CatalogStore):
         """From version 1: every manifest in its stored form (idempotent, so two processes
         doing it at once do no harm), then the WAL truncated, so that the bytes of what was
         dropped are in neither file. From version 2: the history table (empty: the history
-        starts with the first write after the upgrade)."""
+        starts with the first write after the upgrade). From version 3: the syncs table (empty)."""
         if self._schema_version(connection) < 2:
             with _transaction(connection, "BEGIN IMMEDIATE"):
                 connection.execute(_HISTORY)
@@ -196,6 +202,7 @@ class SqliteCatalogStore(CatalogStore):
         with _transaction(connection, "BEGIN IMMEDIATE"):
             if self._schema_version(connection) < SCHEMA_VERSION:
                 connection.execute(_HISTORY)
+                connection.execute(_SYNCS)
                 connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
@@ -339,8 +346,23 @@ class SqliteCatalogStore(CatalogStore):
             check_precondition(row[0], if_match)
             connection.execute("DELETE FROM objects WHERE cluster = ?", (cluster,))
             connection.execute("DELETE FROM history WHERE cluster = ?", (cluster,))
+            connection.execute("DELETE FROM syncs WHERE cluster = ?", (cluster,))
             connection.execute("DELETE FROM clusters WHERE name = ?", (cluster,))
             return True
+
+    def mark_synced(self, cluster: str, at: str) -> None:
+        check_cluster_name(cluster)
+        with self._using(_WRITE) as connection:
+            connection.execute(
+                "INSERT INTO syncs (cluster, at) SELECT name, ? FROM clusters WHERE name = ? "
+                "ON CONFLICT (cluster) DO UPDATE SET at = excluded.at",
+                (at, cluster),
+            )
+
+    def sync_times(self) -> dict[str, str]:
+        with self._using() as connection:
+            rows = connection.execute("SELECT cluster, at FROM syncs").fetchall()
+        return dict(rows)
 
     # --- reads ---------------------------------------------------------------------------------
 

@@ -259,6 +259,16 @@ def test_the_metrics_after_pushes(make_app, backend_settings):
     moment = datetime.fromisoformat(updated.replace("Z", "+00:00")).timestamp()
     stamp = value(samples, "ome_ranker_catalog_updated_timestamp_seconds", cluster="east")
     assert stamp == pytest.approx(moment, abs=0.001)
+    # A sync (a replace of the objects) is noted whether it changed anything; west had none.
+    synced = value(samples, "ome_ranker_catalog_synced_timestamp_seconds", cluster="east")
+    assert synced >= stamp
+    assert not [
+        k for k in samples if k[0].endswith("synced_timestamp_seconds") and "west" in str(k)
+    ]
+    client.put("/v1/clusters/east/objects", data=SEED_YAML, headers=YAML)  # nothing new
+    resynced = metric_samples(client)
+    assert value(resynced, "ome_ranker_catalog_updated_timestamp_seconds", cluster="east") == stamp
+    assert value(resynced, "ome_ranker_catalog_synced_timestamp_seconds", cluster="east") >= synced
     # A write moves them; a cluster deleted is gone from the next scrape.
     client.delete("/v1/clusters/east/objects/InferenceService/llama-chat?namespace=llama-demo")
     client.delete("/v1/clusters/west")

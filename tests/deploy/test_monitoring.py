@@ -52,7 +52,7 @@ def exported_names() -> set[str]:
     exposition adds to counters and histograms."""
     metrics = ServiceMetrics(None)
     metrics.observe_runtimes("/v1/rank", 1)
-    domain = DomainFigures("0", (CatalogFigures("c", 1.0, {"noRuntime": 1}),))
+    domain = DomainFigures("0", (CatalogFigures("c", 1.0, {"noRuntime": 1}, 1, 1.0),))
     text = metrics.exposition(domain)[0].decode()
     names = set()
     for name, kind in re.findall(r"^# TYPE (\S+) (\S+)$", text, re.M):
@@ -103,13 +103,18 @@ def test_each_alert_fires_on_what_it_is_about_and_not_before(tmp_path: Path):
                 "input_series": [
                     *(
                         {
-                            "series": "ome_ranker_catalog_updated_timestamp_seconds"
+                            "series": "ome_ranker_catalog_synced_timestamp_seconds"
                             f'{{cluster="{cluster}",pod="{pod}"}}',
                             "values": values,
                         }
                         for cluster, values in (("east", fresh), ("west", stale))
                         for pod in ("a", "b")
                     ),
+                    # east's catalog has not changed since the start: synced, it is not stale.
+                    {
+                        "series": 'ome_ranker_catalog_updated_timestamp_seconds{cluster="east"}',
+                        "values": stale,
+                    },
                     {
                         "series": "ome_ranker_inferenceservices"
                         '{cluster="east",outcome="noRuntime",pod="a"}',
@@ -130,7 +135,7 @@ def test_each_alert_fires_on_what_it_is_about_and_not_before(tmp_path: Path):
                                 "exp_labels": {"cluster": "west", "severity": "warning"},
                                 "exp_annotations": {
                                     "summary": "The catalog of west has not been synced for 25m 0s",
-                                    "description": "No write reached cluster west's catalog for "
+                                    "description": "No sync reached cluster west's catalog for "
                                     "three sync periods: check the ome-ranker-sync CronJob in "
                                     "that cluster (its last Job's logs, its token).",
                                 },

@@ -336,6 +336,29 @@ def test_generations_are_the_infos_names_uids_and_generations(backend):
     assert dict((name, generation) for name, _, generation in expected)["prod"] == 2
 
 
+def test_a_sync_is_noted_whether_it_changed_anything(backend):
+    """``replace_and_mark``: the objects replaced, then the time noted (``sync_times``), also
+    when nothing changed; a cluster that does not exist, or no longer, has none."""
+    store = backend.make()
+    assert store.sync_times() == {}
+    store.put_settings("prod", ClusterSettings())
+    store.put_settings("quiet", ClusterSettings())
+    first = store.replace_and_mark("prod", [runtime("a")])
+    noted = store.sync_times()
+    assert list(noted) == ["prod"]
+    later = datetime(2031, 5, 4, 3, 2, 1, tzinfo=UTC)
+    store.clock = lambda: later
+    again = store.replace_and_mark("prod", [runtime("a")])  # the same objects
+    assert again.generation == first.generation and again.updated_at == first.updated_at
+    assert noted["prod"] != store.sync_times()["prod"] == "2031-05-04T03:02:01.000Z"
+    store.mark_synced("ghost", "2026-01-01T00:00:00.000Z")  # no such cluster: nothing noted
+    assert "ghost" not in store.sync_times()
+    store.delete_cluster("prod")
+    assert store.sync_times() == {}
+    store.put_settings("prod", ClusterSettings())
+    assert store.sync_times() == {}  # another incarnation, never synced
+
+
 def test_documents_for_ranking(backend):
     store = backend.make()
     store.put_settings("prod", ClusterSettings())
