@@ -59,7 +59,8 @@ def _summed(counts: list[OutcomeCounts]) -> dict[str, int]:
 def fleet() -> Response:
     store = get_store()
     readable, hidden = readable_clusters(store, caller())
-    tag = fleet_etag(readable, hidden)
+    synced = store.sync_times()
+    tag = fleet_etag(readable, hidden, synced)
     condition = request.headers.get("If-None-Match")
     if if_none_match_status(request.method, condition, tag, 200) == NOT_MODIFIED_STATUS:
         unchanged = Response(status=NOT_MODIFIED_STATUS)
@@ -75,6 +76,7 @@ def fleet() -> Response:
                 "generation": each.info.generation,
                 "updatedAt": each.info.updated_at,
                 "ageSeconds": age_seconds(each.info, now),
+                "syncedAt": synced.get(each.info.name),
                 "inferenceServices": counts_body(each.counts),
             }
             for each in answered
@@ -83,5 +85,5 @@ def fleet() -> Response:
         "totals": _summed([each.counts for each in answered]),
     }
     response = respond(rendered(body, wanted_output()), vary=True)
-    response.headers["ETag"] = fleet_etag([each.info for each in answered], hidden)
+    response.headers["ETag"] = fleet_etag([each.info for each in answered], hidden, synced)
     return response

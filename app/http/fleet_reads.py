@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -180,11 +180,12 @@ def readable_clusters(store: CatalogStore, token: Token) -> tuple[list[ClusterIn
     return readable, len(infos) - len(readable)
 
 
-def fleet_etag(infos: Iterable[ClusterInfo], not_readable: int) -> str:
-    """``GET /v1/fleet``'s tag: what its counts depend on (each cluster's uid and generation,
-    the rules) and how many clusters are hidden; not the ages, which every answer computes."""
+def fleet_etag(infos: Iterable[ClusterInfo], not_readable: int, synced: Mapping[str, str]) -> str:
+    """``GET /v1/fleet``'s tag: what its answer says but the ages (each cluster's uid and
+    generation, the rules, its last sync) and how many clusters are hidden."""
     return generations_etag(
-        ((info.name, info.uid, info.generation) for info in infos), not_readable
+        ((info.name, info.uid, info.generation, synced.get(info.name)) for info in infos),
+        not_readable,
     )
 
 
@@ -196,7 +197,7 @@ def readable_generations(store: CatalogStore, token: Token) -> tuple[list[Genera
 
 
 def generations_etag(generations: Iterable[Generation], not_readable: int) -> str:
-    """``fleet_etag`` of the clusters' (name, uid, generation)."""
+    """``fleet_etag`` of the clusters' (name, uid, generation, last sync)."""
     clusters = [list(each) for each in generations]
     state = [RULES_VERSION, not_readable, *clusters]
     return f'"fleet-{hashlib.sha256(to_json(state)).hexdigest()[:32]}"'

@@ -89,6 +89,16 @@ class FleetClusterSchema(Schema):
             "sent (a 304 keeps the client's: age `updatedAt` yourself)."
         },
     )
+    synced_at = fields.String(
+        data_key="syncedAt",
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "When a sync last replaced the objects (`PUT …/objects`), whether "
+            "anything changed: a quiet catalog keeps its `updatedAt` while its syncs go on. "
+            "null: never."
+        },
+    )
     inference_services = _outcomes()
 
 

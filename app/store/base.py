@@ -172,9 +172,13 @@ class CatalogStore(ABC):
         """Every cluster, in name order."""
 
     def list_generations(self) -> list[Generation]:
-        """Every cluster's name, uid and generation, in name order: what a fleet's tag depends
-        on, without decoding the rest of its info (a fleet's poll reads only this)."""
-        return [(info.name, info.uid, info.generation) for info in self.list_infos()]
+        """Every cluster's name, uid, generation and last sync, in name order: what a fleet's
+        tag depends on, without decoding the rest of its info (a fleet's poll reads only this)."""
+        synced = self.sync_times()
+        return [
+            (info.name, info.uid, info.generation, synced.get(info.name))
+            for info in self.list_infos()
+        ]
 
     @abstractmethod
     def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:

@@ -246,8 +246,9 @@ def _key_part(value: object) -> bool:
     return True
 
 
-# (name, uid, generation) of a stored cluster: which catalog, and which state of it.
-Generation = tuple[str, str, int]
+# (name, uid, generation, synced at) of a stored cluster: which catalog, which state of it, and
+# when a sync last replaced its objects (None: never).
+Generation = tuple[str, str, int, str | None]
 
 
 @dataclass(frozen=True, slots=True)

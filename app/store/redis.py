@@ -582,13 +582,15 @@ class RedisCatalogStore(CatalogStore):
 
     def list_generations(self) -> list[Generation]:
         found = []
-        for name, (uid, generation) in self._every_info(["uid", "generation"]):
+        for name, (uid, generation, at) in self._every_info(["uid", "generation", "synced_at"]):
             if generation is None:
                 continue  # deleted since it was listed, as list_infos leaves it out
             with reading(name):
                 if uid is None:
                     raise ValueError("the info hash lacks a field")
-                found.append((name, uid.decode(), int(generation)))
+                found.append(
+                    (name, uid.decode(), int(generation), None if at is None else at.decode())
+                )
         return found
 
     def _read_documents(

@@ -391,9 +391,10 @@ class SqliteCatalogStore(CatalogStore):
     def list_generations(self) -> list[Generation]:
         with self._using() as connection:
             rows = connection.execute(
-                "SELECT name, uid, generation FROM clusters ORDER BY name"
+                "SELECT name, uid, generation, syncs.at FROM clusters "
+                "LEFT JOIN syncs ON syncs.cluster = clusters.name ORDER BY name"
             ).fetchall()
-        return [(name, uid, generation) for name, uid, generation in rows]
+        return [(name, uid, generation, at) for name, uid, generation, at in rows]
 
     def read_catalog(self, cluster: str) -> Catalog | None:
         check_cluster_name(cluster)

@@ -357,3 +357,18 @@ def test_a_store_that_does_not_answer_leaves_the_catalogs_out_of_a_scrape(
     assert [key for key in samples if key[0] in catalogs] == []
     refused = client.get("/v1/fleet")
     assert (refused.status_code, refused.get_json()["error"]["code"]) == (503, "StoreUnavailable")
+
+
+def test_a_sync_that_changes_nothing_is_seen_in_the_fleet(fleet, fleet_app):
+    """``syncedAt`` moves with every replace of the objects; the generation and ``updatedAt``
+    only with a change; the tag with either, so a 304 never hides a sync."""
+    before = fleet.get("/v1/fleet", headers=ADMIN)
+    a = before.get_json()["clusters"][0]
+    get_store(fleet_app).clock = lambda: datetime(2031, 5, 4, tzinfo=UTC)
+    again = fleet.put("/v1/clusters/a/objects", data=SEED_YAML, headers={**ADMIN, **YAML})
+    assert again.status_code == 200
+    after = fleet.get("/v1/fleet", headers={**ADMIN, "If-None-Match": before.headers["ETag"]})
+    assert after.status_code == 200
+    moved = after.get_json()["clusters"][0]
+    assert (moved["generation"], moved["updatedAt"]) == (a["generation"], a["updatedAt"])
+    assert a["syncedAt"] is not None and moved["syncedAt"] == "2031-05-04T00:00:00.000Z"

@@ -119,14 +119,18 @@ def test_a_scrape_leaves_out_what_it_cannot_count(fleet_app):
 
 
 def test_the_fleets_tag_names_its_catalogs_and_no_name(fleet_app):
-    infos = get_store(fleet_app).list_infos()
-    tag = fleet_etag(infos, 0)
+    store = get_store(fleet_app)
+    infos = store.list_infos()
+    synced = store.sync_times()
+    tag = fleet_etag(infos, 0, synced)
     assert tag.startswith('"fleet-') and tag.endswith('"') and '"a"' not in tag
-    assert fleet_etag(infos, 0) == tag
-    assert fleet_etag(infos, 1) != tag  # a cluster more or less that it may not read
-    assert fleet_etag(infos[:1], 0) != tag
+    assert fleet_etag(infos, 0, synced) == tag
+    assert fleet_etag(infos, 1, synced) != tag  # a cluster more or less that it may not read
+    assert fleet_etag(infos[:1], 0, synced) != tag
+    # A sync that changes nothing moves the tag: the answer says when it was.
+    assert fleet_etag(infos, 0, {**synced, "a": "2031-01-01T00:00:00.000Z"}) != tag
     fleet_app.test_client().put("/v1/clusters/b", json={"description": "changed"})
-    assert fleet_etag(get_store(fleet_app).list_infos(), 0) != tag
+    assert fleet_etag(store.list_infos(), 0, synced) != tag
 
 
 def test_the_age_in_whole_seconds_never_below_zero(fleet_app):

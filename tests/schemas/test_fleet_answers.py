@@ -38,5 +38,6 @@ def test_the_fleet_answers_keys():
         "generation",
         "updatedAt",
         "ageSeconds",
+        "syncedAt",
         "inferenceServices",
     ]

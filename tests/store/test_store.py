@@ -330,10 +330,10 @@ def test_generations_are_the_infos_names_uids_and_generations(backend):
         store.put_settings(name, ClusterSettings(description=name))
     store.replace_objects("prod", [runtime("a"), model()])
     store.delete_cluster("staging")
-    expected = [(info.name, info.uid, info.generation) for info in store.list_infos()]
+    expected = [(info.name, info.uid, info.generation, None) for info in store.list_infos()]
     assert store.list_generations() == expected
-    assert [name for name, _, _ in expected] == ["dev", "prod"]
-    assert dict((name, generation) for name, _, generation in expected)["prod"] == 2
+    assert [name for name, _, _, _ in expected] == ["dev", "prod"]
+    assert dict((name, generation) for name, _, generation, _ in expected)["prod"] == 2
 
 
 def test_a_sync_is_noted_whether_it_changed_anything(backend):
