@@ -532,17 +532,8 @@ def test_the_way_out_is_in_view_and_no_word_is_cut(page, emulated, width):
 def test_dark_mode_follows_the_system(page, emulated):
     page.sign_in("viewer", "#/clusters/prod/rank?inferenceService=llama-demo%2Fchat")
     page.wait_for("#ranking-table")
-    light = page.driver.execute_script(
-        "return getComputedStyle(document.documentElement).backgroundColor"
-    )
-    emulated.execute_cdp_cmd(
-        "Emulation.setEmulatedMedia",
-        {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
-    )
-    dark = page.driver.execute_script(
-        "return getComputedStyle(document.documentElement).backgroundColor"
-    )
-    assert (light, dark) == ("rgb(255, 255, 255)", "rgb(13, 17, 23)")
+    light_and_dark = page.light_and_dark(":root", "backgroundColor")
+    assert light_and_dark == ("rgb(255, 255, 255)", "rgb(13, 17, 23)")
     assert not page.page_overflows()
     page.screenshot("dark.png")
     assert page.console_errors() == []
