@@ -71,13 +71,14 @@ def _secured(response: Response, policy: str) -> Response:
     "webPage",
     "documentation",
     "The web page for people",
-    description='Clusters, their selections, one ranking and "try it" on pasted manifests, '
-    "shown as the API answers them. Its Content-Security-Policy allows nothing but this origin.",
+    description='The fleet, clusters, their selections, one ranking and "try it" on pasted '
+    "manifests, shown as the API answers them. Its Content-Security-Policy allows nothing but "
+    "this origin.",
     answers={200: answer("The page.", media=("text/html",))},
 )
 def page() -> Response:
-    """The single page; its views (clusters, selections, a ranking, "try it") are routed in the
-    browser by the URL's fragment, so every view can be bookmarked and shared."""
+    """The single page; its views (the fleet, clusters, selections, a ranking, "try it") are
+    routed in the browser by the URL's fragment, so every view can be bookmarked and shared."""
     access = "open" if current_app.config.get("AUTH_MODE") == "none" else "token"
     html = render_template("web/index.html", static=STATIC_PREFIX, access=access)
     response = Response(html, status=200, content_type="text/html; charset=utf-8")

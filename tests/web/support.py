@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.builders import token_file
 from tests.paths import ROOT
 from tests.servers import YAML, Service
+from tests.web.catalog import FLEET, SEED_YAML
 
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 SECRETS = {"admin": "web-admin-secret", "viewer": "web-viewer-secret"}
@@ -88,6 +91,21 @@ def store_cluster(service: Service, cluster: str, description: str, *catalogs: b
             "PUT", f"/v1/clusters/{cluster}/objects", catalog, {**YAML, **admin}
         )
         assert status == 200, answer
+
+
+@contextmanager
+def fleet_service(directory: Path, viewer_reads: list[str]) -> Iterator[Service]:
+    """``page_service`` with the fleet of ``tests.web.catalog.FLEET`` stored through the API,
+    stopped afterwards; fleet-a is written twice (the seed example first), so that the
+    clusters' generations differ."""
+    service = page_service(directory, viewer_reads)
+    try:
+        for cluster, catalog in FLEET.items():
+            earlier = [SEED_YAML] if cluster == "fleet-a" else []
+            store_cluster(service, cluster, cluster, *earlier, catalog)
+        yield service
+    finally:
+        service.stop()
 
 
 class Page:
@@ -193,6 +211,25 @@ class Page:
         self.driver.execute_cdp_cmd(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": 900, "deviceScaleFactor": scale, "mobile": False},
+        )
+
+    def light_and_dark(self, css: str, style: str) -> tuple[str, str]:
+        """The computed ``style`` of the element ``css`` in the light theme, then in the dark
+        one, which stays emulated (the ``emulated`` fixture undoes it)."""
+        script = f"return getComputedStyle(document.querySelector(arguments[0])).{style}"
+        light = self.driver.execute_script(script, css)
+        self.driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+        )
+        return light, self.driver.execute_script(script, css)
+
+    def scrolls_sideways(self, css: str) -> bool:
+        """Whether the element ``css`` holds more than its width shows (a table's box)."""
+        return self.driver.execute_script(
+            "const box = document.querySelector(arguments[0]);"
+            "return box.scrollWidth > box.clientWidth;",
+            css,
         )
 
     def page_overflows(self) -> bool:

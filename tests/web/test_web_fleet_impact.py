@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.servers import YAML, Service
-from tests.web.catalog import DISABLE_TEAM_LLAMA, FLEET, SEED_YAML
-from tests.web.support import SECRETS, page_service, store_cluster
+from tests.web.catalog import DISABLE_TEAM_LLAMA
+from tests.web.support import SECRETS, fleet_service
 from tests.web.words import impact_rows
 
 # The token `viewer` may read these; `admin` writes (and so reads) every cluster.
@@ -21,17 +21,9 @@ VIEWER_READS = ["fleet-a", "fleet-c"]
 
 @pytest.fixture(scope="module")
 def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    """The page's service (conftest's ``page`` drives it) with the fleet of ``FLEET`` stored
-    through the API; fleet-a is written twice, so that the clusters' generations differ."""
-    service = page_service(tmp_path_factory.mktemp("web-fleet"), VIEWER_READS)
-    try:
-        for cluster, catalog in FLEET.items():
-            # fleet-a holds the seed example first (an identical write keeps the generation).
-            earlier = [SEED_YAML] if cluster == "fleet-a" else []
-            store_cluster(service, cluster, cluster, *earlier, catalog)
+    """The page's service (conftest's ``page`` drives it) with the fleet of ``FLEET``."""
+    with fleet_service(tmp_path_factory.mktemp("web-fleet"), VIEWER_READS) as service:
         yield service
-    finally:
-        service.stop()
 
 
 def fleet_impact(page, who: str) -> dict:
@@ -128,14 +120,8 @@ def test_every_cluster_shows_each_clusters_changes_as_the_api_answers(page, emul
     assert page.driver.execute_script("return window.innerWidth") == 1280
     assert not page.page_overflows()
     page.screenshot("fleet-impact.png")
-    color = "return getComputedStyle(document.querySelector('.fleet-cluster')).borderLeftColor"
-    light = page.driver.execute_script(color)
-    emulated.execute_cdp_cmd(
-        "Emulation.setEmulatedMedia",
-        {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
-    )
-    dark = page.driver.execute_script(color)
-    assert (light, dark) == ("rgb(208, 215, 222)", "rgb(48, 54, 61)")  # --line of each theme
+    light_and_dark = page.light_and_dark(".fleet-cluster", "borderLeftColor")
+    assert light_and_dark == ("rgb(208, 215, 222)", "rgb(48, 54, 61)")  # --line of each theme
     assert page.console_errors() == []
 
 

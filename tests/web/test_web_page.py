@@ -140,7 +140,7 @@ def test_selections_counts_and_filters(page):
     def counts() -> dict[str, str]:
         return {
             name: page.text(f"#selection-counts [data-count={name}]")
-            for name in ("total", "runtime", "none", "explicit")
+            for name in ("total", "runtime", "selected", "explicit", "none")
         }
 
     def shown() -> list[str]:
@@ -149,10 +149,13 @@ def test_selections_counts_and_filters(page):
     assert counts() == {
         "total": str(answer["count"]),
         "runtime": str(sum(row["runtime"] is not None for row in rows)),
+        "selected": str(
+            sum(bool(row["runtime"] and not row["runtime"]["explicit"]) for row in rows)
+        ),
         "none": str(sum(row["runtime"] is None for row in rows)),
         "explicit": str(sum(bool(row["runtime"] and row["runtime"]["explicit"]) for row in rows)),
     }
-    assert counts() == {"total": "4", "runtime": "2", "none": "2", "explicit": "1"}
+    assert counts() == {"total": "4", "runtime": "2", "selected": "1", "none": "2", "explicit": "1"}
     table = page.table("#selections-table")
     assert [
         (r["namespace"], r["name"], r["model"], r["runtime"], r["scope"], r["explicit"])
@@ -172,15 +175,18 @@ def test_selections_counts_and_filters(page):
     page.screenshot("selections.png")
 
     outcome = Select(page.find("#filter-outcome"))
-    outcome.select_by_value("none")
+    outcome.select_by_value("noRuntime")
     assert shown() == [f"{r['namespace']}/{r['name']}" for r in rows if r["runtime"] is None]
+    assert page.driver.current_url.endswith("#/clusters/prod?outcome=noRuntime")
+    outcome.select_by_value("selected")
+    assert shown() == ["llama-demo/chat"]
     outcome.select_by_value("explicit")
     assert shown() == ["llama-demo/pinned"]
     assert page.driver.current_url.endswith("#/clusters/prod?outcome=explicit")
     outcome.select_by_value("")
     Select(page.find("#filter-namespace")).select_by_value("llama-demo")
     assert shown() == ["llama-demo/chat", "llama-demo/pinned"]
-    assert counts() == {"total": "2", "runtime": "2", "none": "0", "explicit": "1"}
+    assert counts() == {"total": "2", "runtime": "2", "selected": "1", "none": "0", "explicit": "1"}
     status, narrowed = page.api("GET", "/v1/clusters/prod/selections?namespace=llama-demo")
     assert narrowed["count"] == 2
     assert page.console_errors() == []
@@ -400,6 +406,7 @@ def test_keyboard_reaches_the_controls_and_shows_focus(page):
     page.driver.execute_script("document.activeElement.blur()")
     reached = _tab_through(page, 20)
     for control in (
+        "nav-fleet",
         "nav-clusters",
         "nav-try",
         "token",
@@ -532,17 +539,8 @@ def test_the_way_out_is_in_view_and_no_word_is_cut(page, emulated, width):
 def test_dark_mode_follows_the_system(page, emulated):
     page.sign_in("viewer", "#/clusters/prod/rank?inferenceService=llama-demo%2Fchat")
     page.wait_for("#ranking-table")
-    light = page.driver.execute_script(
-        "return getComputedStyle(document.documentElement).backgroundColor"
-    )
-    emulated.execute_cdp_cmd(
-        "Emulation.setEmulatedMedia",
-        {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
-    )
-    dark = page.driver.execute_script(
-        "return getComputedStyle(document.documentElement).backgroundColor"
-    )
-    assert (light, dark) == ("rgb(255, 255, 255)", "rgb(13, 17, 23)")
+    light_and_dark = page.light_and_dark(":root", "backgroundColor")
+    assert light_and_dark == ("rgb(255, 255, 255)", "rgb(13, 17, 23)")
     assert not page.page_overflows()
     page.screenshot("dark.png")
     assert page.console_errors() == []

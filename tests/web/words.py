@@ -241,3 +241,18 @@ def impact_rows(changes: list[dict]) -> list[dict[str, str]]:
         }
         for change in changes
     ]
+
+
+AGE_UNITS = ((86400, "day"), (3600, "h"), (60, "min"))
+
+
+def age_text(seconds: int | None) -> str:
+    """A catalog's age (``SYNCED``): ``under a minute ago``, ``3 min ago``, ``2 days ago``."""
+    if seconds is None:
+        return "-"
+    for unit, name in AGE_UNITS:
+        if seconds >= unit:
+            count = seconds // unit
+            noun = f"{name}{'s' if name == 'day' and count != 1 else ''}"
+            return f"{count} {noun} ago"
+    return "under a minute ago"

@@ -23,10 +23,12 @@ export function setToken(token) {
   }
 }
 
-// The answer of one request: {ok: true, status, data} with the JSON body, or
+// The answer of one request: {ok: true, status, data, etag} with the JSON body, or
 // {ok: false, status, error} with the API's error object ({code, message, fields, ...}).
-export async function call(method, path, { body, contentType } = {}) {
-  const headers = { Accept: "application/json" };
+// `headers`: more request headers, such as an If-None-Match; its 304 is {ok: true, status: 304,
+// data: null, etag}: the answer the caller holds still stands.
+export async function call(method, path, { body, contentType, headers: more } = {}) {
+  const headers = { Accept: "application/json", ...more };
   const token = getToken();
   if (token) {
     headers.Authorization = `Bearer ${token}`;
@@ -51,6 +53,10 @@ export async function call(method, path, { body, contentType } = {}) {
       error: { code: "NetworkError", message: `the service did not answer (${failure.message})` },
     };
   }
+  const etag = response.headers.get("ETag");
+  if (response.status === 304) {
+    return { ok: true, status: 304, data: null, etag };
+  }
   const text = await response.text();
   let data = null;
   try {
@@ -59,7 +65,7 @@ export async function call(method, path, { body, contentType } = {}) {
     data = null;
   }
   if (response.ok && data !== null) {
-    return { ok: true, status: response.status, data };
+    return { ok: true, status: response.status, data, etag };
   }
   if (data && typeof data.error === "object" && data.error !== null) {
     return { ok: false, status: response.status, error: data.error };

@@ -1,7 +1,8 @@
-// The ome-ranker page: clusters, their selections, one ranking, and "try it" on pasted
-// manifests. Every number and text comes from the API's answer as it is; the page only lays it
-// out. Views are routed by the URL's fragment (#/clusters, #/clusters/<c>,
-// #/clusters/<c>/rank?inferenceService=<ns>/<name>, #/try), so each can be bookmarked.
+// The ome-ranker page: the fleet, clusters, their selections, one ranking, and "try it" on
+// pasted manifests. Every number and text comes from the API's answer as it is; the page only
+// lays it out. Views are routed by the URL's fragment (#/ the fleet, #/clusters,
+// #/clusters/<c>, #/clusters/<c>/rank?inferenceService=<ns>/<name>, #/try), so each can be
+// bookmarked.
 //
 // A service run with OME_RANKER_AUTH=none (the local quick start) needs no token: the page is
 // told so by its <meta name="ome-ranker-access" content="open"> and then says nothing of tokens.
@@ -10,6 +11,7 @@ import { Component, h, render } from "./vendor/preact-10.29.8.module.js";
 import htm from "./vendor/htm-3.1.1.module.js";
 import { call, clusterPath, fetchText, getToken, setToken, withQuery } from "./api.js";
 import {
+  ageText,
   cell,
   classText,
   decidedByText,
@@ -37,7 +39,7 @@ const html = htm.bind(h);
 // --- routes ---------------------------------------------------------------------------------
 
 export function parseRoute(hash) {
-  const raw = (hash || "").replace(/^#/, "") || "/clusters";
+  const raw = (hash || "").replace(/^#/, "") || "/";
   const mark = raw.indexOf("?");
   const path = mark < 0 ? raw : raw.slice(0, mark);
   const params = new URLSearchParams(mark < 0 ? "" : raw.slice(mark + 1));
@@ -47,7 +49,10 @@ export function parseRoute(hash) {
   } catch {
     return { view: "missing", params };
   }
-  if (parts.length === 0 || (parts[0] === "clusters" && parts.length === 1)) {
+  if (parts.length === 0) {
+    return { view: "fleet", params };
+  }
+  if (parts[0] === "clusters" && parts.length === 1) {
     return { view: "clusters", params };
   }
   if (parts[0] === "try" && parts.length === 1) {
@@ -114,6 +119,25 @@ function ErrorBox({ error, status, children }) {
     ${children}
     ${HELP[status] ? html`<p class="error-help">${HELP[status]}</p>` : null}
   </div>`;
+}
+
+// The stored clusters a fleet answer leaves out because the token may not read them (its
+// `notReadable`): counted, never named.
+function NotReadable({ count }) {
+  if (!count) {
+    return null;
+  }
+  return html`<p id="fleet-not-readable">
+    <strong>${counted(count, "cluster")} not readable</strong>${" "}
+    <span class="quiet">
+      (the token may not read ${count === 1 ? "it" : "them"}: left out, not named)
+    </span>
+  </p>`;
+}
+
+// A cluster's row header in a table of clusters: its name, a link to its selections.
+function ClusterHeader({ name }) {
+  return html`<th scope="row" data-col="name"><a href=${selectionsHash(name)}>${name}</a></th>`;
 }
 
 // A table that scrolls sideways inside its own box, never the page.
@@ -462,6 +486,180 @@ function Ranking({ answer, entries }) {
 
 // --- views -----------------------------------------------------------------------------------
 
+// The columns of `GET /v1/fleet`'s `inferenceServices` (rules §21), each with the words of its
+// links and the outcome of the selections view it opens. REFUSED, CLASS UNKNOWN and CLASS ERROR
+// open the selections unfiltered: a selections row does not say whether lint would refuse its
+// InferenceService, nor tell a class that is unknown or failing from no class at all.
+const FLEET_COLUMNS = [
+  { key: "total", title: "INFERENCESERVICES", words: "", outcome: "" },
+  { key: "selected", title: "SELECTED", words: " selected by OME", outcome: "selected" },
+  { key: "explicit", title: "EXPLICIT", words: " with an explicit runtime", outcome: "explicit" },
+  { key: "noRuntime", title: "NO RUNTIME", words: " without a runtime", outcome: "noRuntime" },
+  { key: "refused", title: "REFUSED", words: " that lint would refuse", outcome: null },
+  { key: "classUnknown", title: "CLASS UNKNOWN", words: " with a class unknown", outcome: null },
+  { key: "classError", title: "CLASS ERROR", words: " with a class error", outcome: null },
+];
+
+// A cluster's count of one outcome: a link into its selections with that outcome when there
+// is any; its accessible name says what it counts and where it leads.
+function FleetCount({ cluster, column, count }) {
+  if (!count) {
+    return html`<td data-col=${column.key} class="count">${cell(count)}</td>`;
+  }
+  const where = column.outcome === null ? " (opens every selection, unfiltered)" : "";
+  const label = `${counted(count, "InferenceService")}${column.words} in ${cluster}${where}`;
+  const params = column.outcome ? { outcome: column.outcome } : {};
+  return html`<td data-col=${column.key} class="count">
+    <a href=${selectionsHash(cluster, params)} aria-label=${label}>${count}</a>
+  </td>`;
+}
+
+// A cluster's row: its name, generation, age and counts, each count a link when above 0.
+function FleetRow({ cluster, age }) {
+  const counts = cluster.inferenceServices || {};
+  return html`<tr data-cluster=${cluster.name}>
+    <${ClusterHeader} name=${cluster.name} />
+    <td data-col="generation" class="count">${cell(cluster.generation)}</td>
+    <td data-col="synced">
+      <time datetime=${cluster.updatedAt} title=${cluster.updatedAt}>
+        ${ageText(age(cluster.ageSeconds))}
+      </time>
+    </td>
+    ${FLEET_COLUMNS.map(
+      (column) => html`<${FleetCount}
+        cluster=${cluster.name}
+        column=${column}
+        count=${counts[column.key]}
+      />`,
+    )}
+  </tr>`;
+}
+
+function FleetTable({ answer, age }) {
+  const { clusters, totals } = answer;
+  return html`<${Scroll} label="Fleet">
+    <table id="fleet-table" class="fleet-table" aria-describedby="fleet-how">
+      <caption>
+        ${counted(clusters.length, "cluster")}: InferenceServices by outcome, as the catalog
+        stored at each generation gives them.
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col" data-col="name">CLUSTER</th>
+          <th scope="col" data-col="generation" class="count">GENERATION</th>
+          <th scope="col" data-col="synced">SYNCED</th>
+          ${FLEET_COLUMNS.map(
+            (column) => html`<th scope="col" data-col=${column.key} class="count">${column.title}</th>`,
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        ${clusters.map((cluster) => html`<${FleetRow} cluster=${cluster} age=${age} />`)}
+      </tbody>
+      <tfoot>
+        <tr data-totals="">
+          <th scope="row" data-col="name">Total</th>
+          <td data-col="generation"></td>
+          <td data-col="synced"></td>
+          ${FLEET_COLUMNS.map(
+            (column) => html`<td data-col=${column.key} class="count">${cell(totals[column.key])}</td>`,
+          )}
+        </tr>
+      </tfoot>
+    </table>
+  <//>`;
+}
+
+// The landing view: `GET /v1/fleet`, one row per cluster the token may read. "Refresh" asks
+// again with the answer's ETag (If-None-Match): a 304 keeps the table, and the ages go on from
+// the answer's `ageSeconds` by the time since it came (the browser's clock is never compared
+// with the service's).
+class FleetView extends Component {
+  // result: the last request's answer; held: the last fleet answered (a 304 keeps it), its
+  // ETag and when it came; checks: how many answers came (data-checks, for whoever waits).
+  state = { result: null, held: null, checks: 0, busy: false };
+
+  componentDidMount() {
+    this.ask();
+    // The ages move on between two answers: written again each half minute.
+    this.ticker = setInterval(() => this.forceUpdate(), 30000);
+  }
+
+  componentWillUnmount() {
+    this.gone = true;
+    clearInterval(this.ticker);
+  }
+
+  ask = async () => {
+    if (this.state.busy) {
+      return;
+    }
+    this.setState({ busy: true });
+    const { held } = this.state;
+    const headers = held && held.etag ? { "If-None-Match": held.etag } : {};
+    const result = await call("GET", "/v1/fleet", { headers });
+    if (this.gone) {
+      return;
+    }
+    let kept = result.ok ? held : null;
+    if (result.ok && result.status !== 304) {
+      kept = { answer: result.data, etag: result.etag, at: performance.now() };
+    }
+    this.setState(({ checks }) => ({ busy: false, result, held: kept, checks: checks + 1 }));
+  };
+
+  age = (seconds) => {
+    const since = Math.floor((performance.now() - this.state.held.at) / 1000);
+    return seconds === null || seconds === undefined ? seconds : seconds + since;
+  };
+
+  checked() {
+    const { result, checks, busy } = this.state;
+    if (busy) {
+      return result === null ? "Loading the fleet…" : "Asking the service again…";
+    }
+    if (result === null || !result.ok || checks < 2) {
+      return "";
+    }
+    return result.status === 304
+      ? "Unchanged since the last answer (304 Not Modified): the table is kept."
+      : "Changed since the last answer: the table is the new one.";
+  }
+
+  render({ open }, { result, held, checks, busy }) {
+    let body = null;
+    if (result !== null && !result.ok) {
+      body = html`<${ErrorBox} error=${result.error} status=${result.status} />`;
+    } else if (held !== null && held.answer.clusters.length === 0) {
+      body = html`<${NoClusters} open=${open} again=${this.ask} />
+        <${NotReadable} count=${held.answer.notReadable} />`;
+    } else if (held !== null) {
+      body = html`<${FleetTable} answer=${held.answer} age=${this.age} />
+        <${NotReadable} count=${held.answer.notReadable} />`;
+    }
+    return html`<section class="fleet" data-checks=${checks}>
+      <h1 id="view-title" tabindex="-1">Fleet</h1>
+      <p class="lead">
+        ${open ? "Every stored cluster" : "Every stored cluster this token may read"}, with its
+        catalog's generation, when it was synced, and its InferenceServices by outcome${" "}
+        (<code>GET /v1/fleet</code>). A count opens the cluster's selections with that outcome.
+      </p>
+      <p class="quiet" id="fleet-how">
+        SELECTED (by OME), EXPLICIT (named by the InferenceService) and NO RUNTIME split a
+        cluster's InferenceServices; REFUSED (by lint), CLASS UNKNOWN and CLASS ERROR count some
+        of them again, and open the selections unfiltered: a selection does not say which.
+      </p>
+      <div class="actions">
+        <button type="button" id="fleet-refresh" onClick=${this.ask} aria-disabled=${busy}>
+          Refresh
+        </button>
+        <span class="quiet" id="fleet-checked" role="status">${this.checked()}</span>
+      </div>
+      ${body}
+    </section>`;
+  }
+}
+
 class ClustersView extends Component {
   state = { attempt: 0 };
 
@@ -543,9 +741,7 @@ function ClusterTable({ clusters }) {
       <tbody>
         ${clusters.map(
           (cluster) => html`<tr data-cluster=${cluster.name}>
-            <th scope="row" data-col="name">
-              <a href=${selectionsHash(cluster.name)}>${cluster.name}</a>
-            </th>
+            <${ClusterHeader} name=${cluster.name} />
             <td data-col="description" class="text">${cell(cluster.description)}</td>
             <td data-col="omeVersion">${cell(cluster.omeVersion)}</td>
             <td data-col="modelCacheProvider">${cell(cluster.modelCacheProvider)}</td>
@@ -568,24 +764,38 @@ function ClusterTable({ clusters }) {
   <//>`;
 }
 
+// The selections view's outcome filter: with a runtime, or one of the three outcomes that split
+// a cluster's InferenceServices as `GET /v1/fleet` counts them (rules §21), under its names.
 const OUTCOMES = [
   ["", "Every outcome"],
   ["runtime", "With a runtime"],
-  ["none", "No runtime"],
+  ["selected", "Selected by OME"],
   ["explicit", "Explicit runtime"],
+  ["noRuntime", "No runtime"],
 ];
 
 function outcomeOf(row, outcome) {
   if (outcome === "runtime") {
     return row.runtime !== null;
   }
-  if (outcome === "none") {
-    return row.runtime === null;
+  if (outcome === "selected") {
+    return row.runtime !== null && row.runtime.explicit !== true;
   }
   if (outcome === "explicit") {
     return row.runtime !== null && row.runtime.explicit === true;
   }
+  if (outcome === "noRuntime") {
+    return row.runtime === null;
+  }
   return true;
+}
+
+// The address's outcome: one of OUTCOMES (`none`, its earlier name, is `noRuntime`), else every
+// outcome.
+function outcomeParam(params) {
+  const asked = params.get("outcome") || "";
+  const outcome = asked === "none" ? "noRuntime" : asked;
+  return OUTCOMES.some(([value]) => value === outcome) ? outcome : "";
 }
 
 class SelectionsView extends Component {
@@ -593,7 +803,7 @@ class SelectionsView extends Component {
     super(props);
     this.state = {
       namespace: props.params.get("namespace") || "",
-      outcome: props.params.get("outcome") || "",
+      outcome: outcomeParam(props.params),
       model: "",
       modelNamespace: "",
     };
@@ -663,18 +873,21 @@ class SelectionsView extends Component {
     }
     const inNamespace = data.selections.filter((row) => !namespace || row.namespace === namespace);
     const shown = inNamespace.filter((row) => outcomeOf(row, outcome));
+    const numberOf = (wanted) => inNamespace.filter((row) => outcomeOf(row, wanted)).length;
     const counts = {
       total: namespace ? inNamespace.length : data.count,
-      runtime: inNamespace.filter((row) => row.runtime !== null).length,
-      none: inNamespace.filter((row) => row.runtime === null).length,
-      explicit: inNamespace.filter((row) => row.runtime !== null && row.runtime.explicit).length,
+      runtime: numberOf("runtime"),
+      selected: numberOf("selected"),
+      explicit: numberOf("explicit"),
+      none: numberOf("noRuntime"),
     };
     return html`<div>
       <dl class="counts" id="selection-counts">
         <div><dt>InferenceServices</dt><dd data-count="total">${counts.total}</dd></div>
         <div><dt>With a runtime</dt><dd data-count="runtime">${counts.runtime}</dd></div>
-        <div><dt>No runtime</dt><dd data-count="none">${counts.none}</dd></div>
+        <div><dt>Selected by OME</dt><dd data-count="selected">${counts.selected}</dd></div>
         <div><dt>Explicit runtime</dt><dd data-count="explicit">${counts.explicit}</dd></div>
+        <div><dt>No runtime</dt><dd data-count="none">${counts.none}</dd></div>
       </dl>
       <p class="quiet">
         Generation ${data.generation}${namespace ? `, namespace ${namespace}` : ", every namespace"}.
@@ -979,7 +1192,6 @@ function ClusterLinks({ names }) {
 function FleetImpact({ answer }) {
   const moved = answer.clusters.filter((part) => part.count > 0);
   const unmoved = answer.clusters.filter((part) => part.count === 0).map((part) => part.cluster);
-  const hidden = answer.notReadable;
   return html`<div class="impact fleet-impact">
     <p id="fleet-impact-summary" class="fleet-summary">${answer.summary}</p>
     ${moved.map(
@@ -1005,14 +1217,7 @@ function FleetImpact({ answer }) {
     ${unmoved.length
       ? html`<p id="fleet-unchanged">No change in <${ClusterLinks} names=${unmoved} />.</p>`
       : null}
-    ${hidden
-      ? html`<p id="fleet-not-readable">
-          <strong>${counted(hidden, "cluster")} not readable</strong>${" "}
-          <span class="quiet">
-            (the token may not read ${hidden === 1 ? "it" : "them"}: left out, not named)
-          </span>
-        </p>`
-      : null}
+    <${NotReadable} count=${answer.notReadable} />
   </div>`;
 }
 
@@ -1365,7 +1570,7 @@ class TryView extends Component {
 function MissingView() {
   return html`<section>
     <h1 id="view-title" tabindex="-1">No such view</h1>
-    <p><a href="#/clusters">Back to the clusters</a></p>
+    <p><a href="#/">Back to the fleet</a></p>
   </section>`;
 }
 
@@ -1406,6 +1611,7 @@ class TokenForm extends Component {
 }
 
 const TITLES = {
+  fleet: "Fleet",
   clusters: "Clusters",
   selections: "Selections",
   rank: "Ranking",
@@ -1454,6 +1660,8 @@ class App extends Component {
     const { route, tokens } = this.state;
     const key = `${route.view}|${route.cluster || ""}|${tokens}`;
     switch (route.view) {
+      case "fleet":
+        return html`<${FleetView} key=${key} open=${OPEN} />`;
       case "clusters":
         return html`<${ClustersView} key=${key} open=${OPEN} />`;
       case "selections":
@@ -1477,9 +1685,10 @@ class App extends Component {
     return html`<div class="page">
       <header class="top">
         <button type="button" class="skip" onClick=${this.skip}>Skip to content</button>
-        <p class="brand"><a href="#/clusters">ome-ranker</a></p>
+        <p class="brand"><a href="#/">ome-ranker</a></p>
         <nav aria-label="Views">
           <ul>
+            <li><a href="#/" id="nav-fleet" aria-current=${current("fleet")}>Fleet</a></li>
             <li><a href="#/clusters" id="nav-clusters" aria-current=${current("clusters")}>Clusters</a></li>
             <li><a href="#/try" id="nav-try" aria-current=${current("try")}>Try it</a></li>
             <li><a href="/docs">API docs</a></li>

@@ -200,3 +200,24 @@ export function resourcesText(resources) {
     .filter((kind) => resources[kind] && Object.keys(resources[kind]).length)
     .map((kind) => `${kind}: ${pairsText(resources[kind]).join(", ")}`);
 }
+
+// A catalog's age, in whole seconds (the fleet's `ageSeconds`, aged by the page between two
+// answers), as people say it: `under a minute ago`, `3 min ago`, `5 h ago`, `2 days ago`, in
+// the largest unit it reaches, rounded down.
+const AGE_UNITS = [
+  [86400, (count) => `${count} ${count === 1 ? "day" : "days"} ago`],
+  [3600, (count) => `${count} h ago`],
+  [60, (count) => `${count} min ago`],
+];
+
+export function ageText(seconds) {
+  if (seconds === null || seconds === undefined) {
+    return "-";
+  }
+  for (const [unit, text] of AGE_UNITS) {
+    if (seconds >= unit) {
+      return text(Math.floor(seconds / unit));
+    }
+  }
+  return "under a minute ago";
+}
