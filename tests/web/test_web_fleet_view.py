@@ -7,7 +7,9 @@ page sideways, and follows the dark theme."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
+from datetime import datetime
 
 import pytest
 import yaml
@@ -87,8 +89,10 @@ def assert_fleet_shows(page, answer: dict, ages: tuple[dict, dict]) -> None:
         }
         name = cluster["name"]
         shown = page.find(f'tr[data-cluster="{name}"] time')
-        assert shown.get_attribute("datetime") == cluster["updatedAt"]
-        assert shown.get_attribute("title") == cluster["updatedAt"]
+        assert shown.get_attribute("datetime") == cluster["syncedAt"]
+        assert shown.get_attribute("title") == (
+            f"synced {cluster['syncedAt']}; last changed {cluster['updatedAt']}"
+        )
         before, after = (each[name] for each in ages)
         assert row["synced"] in {age_text(age) for age in range(before, after + 1)}
     totals = page.driver.execute_script(READ_TOTALS)
@@ -105,7 +109,17 @@ def assert_fleet_shows(page, answer: dict, ages: tuple[dict, dict]) -> None:
 
 
 def ages_of(answer: dict) -> dict[str, int]:
-    return {cluster["name"]: cluster["ageSeconds"] for cluster in answer["clusters"]}
+    """Each catalog's time since its last sync, in the service's seconds (as the page works
+    it out: ``ageSeconds`` less the time from ``updatedAt`` to ``syncedAt``)."""
+    return {cluster["name"]: sync_age(cluster) for cluster in answer["clusters"]}
+
+
+def sync_age(cluster: dict) -> int:
+    synced, updated = (
+        datetime.fromisoformat(cluster[key].replace("Z", "+00:00"))
+        for key in ("syncedAt", "updatedAt")
+    )
+    return max(0, cluster["ageSeconds"] - math.floor((synced - updated).total_seconds()))
 
 
 def shown_fleet(page, who: str) -> dict:

@@ -514,15 +514,17 @@ function FleetCount({ cluster, column, count }) {
   </td>`;
 }
 
-// A cluster's row: its name, generation, age and counts, each count a link when above 0.
+// A cluster's row: its name, generation, last sync and counts, each count a link when above 0.
 function FleetRow({ cluster, age }) {
   const counts = cluster.inferenceServices || {};
+  const synced = syncAgeSeconds(cluster);
+  const title = `synced ${cluster.syncedAt || "never"}; last changed ${cluster.updatedAt}`;
   return html`<tr data-cluster=${cluster.name}>
     <${ClusterHeader} name=${cluster.name} />
     <td data-col="generation" class="count">${cell(cluster.generation)}</td>
     <td data-col="synced">
-      <time datetime=${cluster.updatedAt} title=${cluster.updatedAt}>
-        ${ageText(age(cluster.ageSeconds))}
+      <time datetime=${cluster.syncedAt || cluster.updatedAt} title=${title}>
+        ${synced === null ? "never" : ageText(age(synced))}
       </time>
     </td>
     ${FLEET_COLUMNS.map(
@@ -533,6 +535,17 @@ function FleetRow({ cluster, age }) {
       />`,
     )}
   </tr>`;
+}
+
+// Seconds since a cluster's last sync as the service's clock reads them: its `ageSeconds`
+// (from `updatedAt`) less the time from `updatedAt` to `syncedAt`, both the service's; null for
+// a catalog no sync replaced.
+function syncAgeSeconds(cluster) {
+  if (!cluster.syncedAt) {
+    return null;
+  }
+  const later = (Date.parse(cluster.syncedAt) - Date.parse(cluster.updatedAt)) / 1000;
+  return Math.max(0, cluster.ageSeconds - Math.floor(later));
 }
 
 function FleetTable({ answer, age }) {
