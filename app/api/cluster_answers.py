@@ -39,7 +39,7 @@ from app.rendering.payloads import (
     shows_advice,
 )
 from app.schemas.catalog_answers import SelectionsSchema
-from app.schemas.document_schemas import MODEL_KINDS
+from app.schemas.ome_kinds import MODEL_KINDS
 from app.schemas.rank_answers import (
     OverlayRequestSchema,
     RankResponseSchema,

@@ -47,8 +47,8 @@ from app.schemas.catalog_answers import (
     ObjectListSchema,
     ObjectsWrittenSchema,
 )
-from app.schemas.requests import DEFAULT_OME_VERSION, query_boolean, version_problem
-from app.selection.values import OtherObject, length_problem
+from app.schemas.query_settings import query_boolean, version_problem
+from app.selection.values import DEFAULT_OME_VERSION, OtherObject, length_problem
 from app.store import (
     CLUSTER_SCOPED_KINDS,
     KINDS,
