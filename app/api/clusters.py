@@ -36,9 +36,8 @@ from app.http.described import (
 )
 from app.http.query import NAMESPACE, check_query
 from app.http.respond import respond, wanted_output
+from app.rendering.answers import ignored_body, rendered
 from app.rendering.encode import sorted_keys
-from app.rendering.payloads import rendered
-from app.rendering.selections_body import ignored_body
 from app.schemas.catalog_answers import (
     ClusterInfoSchema,
     ClusterListSchema,
