@@ -5,6 +5,7 @@ their order, and what a ranking for an InferenceService depends on (``question_o
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cmp_to_key
 from itertools import pairwise
 from typing import TypedDict
@@ -30,7 +31,7 @@ from .ranked import (
     name_scope_key,
     text_key,
 )
-from .runtime_sets import NamespaceRuntimes, RuntimeSet, namespace_runtimes
+from .runtime_sets import NamespaceRuntimes, RowsKey, RuntimeSet, namespace_runtimes
 from .selection_errors import SelectionError, SelectionErrorCode
 from .warnings import model_size_warnings, repeat_warnings, unused_size_range_warning
 
@@ -206,6 +207,46 @@ def _checked_rows(
     return rows
 
 
+def rows_key(checks: RuntimeChecks, isvc: InferenceService | None) -> RowsKey | None:
+    """What an admission's ordered rows are worked out from besides the namespace's runtimes:
+    everything ``RuntimeChecks`` reads but the model's name, which no row reads (the reasons
+    name its format, never the model); whether the question names its runtime. None for a
+    model with a diffusion pipeline (not hashable; rare)."""
+    model = checks.model
+    if model.diffusion is not None:
+        return None
+    explicit = isvc is not None and isvc.runtime_name is not None
+    return (
+        replace(model, name=""),
+        checks.provider,
+        checks.accelerators,
+        checks.engine_mode,
+        checks.decoder_mode,
+        checks.one_bound_unsupported,
+        explicit,
+    )
+
+
+def _ordered_rows(
+    checks: RuntimeChecks,
+    facts: NamespaceRuntimes,
+    outcome_only: bool,
+    isvc: InferenceService | None,
+) -> tuple[RuntimeRow, ...]:
+    """The rows in §5 order. With ``outcome_only``, they are shared by the questions of the same
+    namespace that differ only in the model's name (a repository's copies of one model): each
+    is worked out once per admission."""
+    key = rows_key(checks, isvc) if outcome_only else None
+    if key is not None:
+        found = facts.ordered_rows.get(key)
+        if found is not None:
+            return found
+    rows = tuple(order_rows(_checked_rows(checks, facts, outcome_only, isvc)))
+    if key is not None:
+        facts.ordered_rows[key] = rows
+    return rows
+
+
 def rank_runtimes(
     request: RankRequest, *, outcome_only: bool = False, shared: RuntimeSet | None = None
 ) -> Ranking:
@@ -248,7 +289,7 @@ def rank_runtimes(
 
     checks = RuntimeChecks(request)
     isvc = request.inference_service
-    rows = tuple(order_rows(_checked_rows(checks, facts, outcome_only, isvc)))
+    rows = _ordered_rows(checks, facts, outcome_only, isvc)
     warnings += model_size_warnings(model) + facts.size_warnings
     unused = unused_size_range_warning(model, rows)
     if unused is not None:
