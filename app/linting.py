@@ -12,11 +12,10 @@ from dataclasses import replace
 from app.errors import ApiError
 from app.reading.finding_places import Place, finding_places
 from app.reading.object_streams import ObjectStream, read_objects
+from app.rendering.answers import Answer, error_answer, ignored_body, rendered
 from app.rendering.lint_body import NOWHERE, Where, finding_body, lint_text
-from app.rendering.payloads import Answer, error_answer, rendered
-from app.rendering.selections_body import ignored_body
 from app.schemas import crd
-from app.schemas.requests import provider_refusal, query_settings
+from app.schemas.query_settings import provider_refusal, query_settings
 from app.selection.admission import Admission, Finding, Refusal, admit, planned_admission_rankings
 from app.selection.values import ACCELERATOR_CLASS, CatalogView, ObjectKey, Runtime, classes_known
 

@@ -20,8 +20,8 @@ import time
 from app.cache import keys
 from app.cache.framing import FrameCodec
 from app.reading.decoding import decode_json_body
+from app.rendering.answers import Answer
 from app.rendering.encode import to_json
-from app.rendering.payloads import Answer
 from app.rendering.ranking_body import ranking_body
 from app.schemas.requests import load_rank_request
 from app.selection.prediction import rank_and_place

@@ -101,6 +101,9 @@ def workloads() -> dict[str, Callable[[], object]]:
     for index in range(MODELS):
         model = model_manifest()
         model["metadata"]["name"] = f"model-{index}"
+        # Each of its own size: copies of one model share their rows in an admission
+        # (``selector.rows_key``), and the lint row is meant to rank for every one.
+        model["spec"]["modelParameterSize"] = f"{1 + index}B"
         models.append(_loaded(model))
         services.append(
             _loaded(

@@ -31,15 +31,10 @@ from app.http.limits import check_rankings, check_runtimes
 from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, accelerator_classes_known, check_query
 from app.http.rank_request import check_counts, compute_ranking
 from app.http.respond import selections_answer, wanted_output
-from app.rendering.payloads import (
-    OUTPUT_JSON,
-    Answer,
-    rank_answer,
-    select_answer,
-    shows_advice,
-)
+from app.rendering.answers import OUTPUT_JSON, Answer
+from app.rendering.payloads import rank_answer, select_answer, shows_advice
 from app.schemas.catalog_answers import SelectionsSchema
-from app.schemas.document_schemas import MODEL_KINDS
+from app.schemas.ome_kinds import MODEL_KINDS
 from app.schemas.rank_answers import (
     OverlayRequestSchema,
     RankResponseSchema,

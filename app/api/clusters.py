@@ -38,9 +38,8 @@ from app.http.described import (
 from app.http.fleet_reads import bounded_outcomes, counts_body, readable_clusters
 from app.http.query import NAMESPACE, check_query
 from app.http.respond import respond, wanted_output
+from app.rendering.answers import ignored_body, rendered
 from app.rendering.encode import sorted_keys
-from app.rendering.payloads import rendered
-from app.rendering.selections_body import ignored_body
 from app.schemas.catalog_answers import (
     ClusterInfoSchema,
     ClusterSettingsSchema,
@@ -49,8 +48,8 @@ from app.schemas.catalog_answers import (
     ObjectsWrittenSchema,
 )
 from app.schemas.fleet_answers import ClusterSummaryListSchema
-from app.schemas.requests import DEFAULT_OME_VERSION, query_boolean, version_problem
-from app.selection.values import OtherObject, length_problem
+from app.schemas.query_settings import query_boolean, version_problem
+from app.selection.values import DEFAULT_OME_VERSION, OtherObject, length_problem
 from app.store import (
     CLUSTER_SCOPED_KINDS,
     KINDS,

@@ -25,9 +25,9 @@ from app.http.described import (
 )
 from app.http.limits import check_answer, check_rankings
 from app.http.respond import respond, wanted_output
+from app.rendering.answers import rendered
 from app.rendering.encode import counted
 from app.rendering.impact_body import fleet_impact_text, message_bytes
-from app.rendering.payloads import rendered
 from app.schemas.catalog_answers import FleetImpactSchema
 from app.selection.questions import SharedAnswers
 from app.store import CatalogDocuments

@@ -35,8 +35,8 @@ from app.http.limits import (
 from app.http.query import read_with_query
 from app.http.respond import respond, wanted_output
 from app.reading.object_streams import ObjectStream, objects_in
+from app.rendering.answers import rendered
 from app.rendering.impact_body import changes, impact_text, message_bytes
-from app.rendering.payloads import rendered
 from app.schemas.catalog_answers import ImpactRequestSchema, ImpactSchema
 from app.selection.questions import SharedAnswers, planned_placements, planned_rankings
 from app.selection.questions import selections as selections_of

@@ -26,7 +26,8 @@ from app.http.described import (
 from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, check_query
 from app.http.rank_request import compute_ranking, load_request
 from app.http.respond import wanted_output
-from app.rendering.payloads import OUTPUT_JSON, Answer, rank_answer, select_answer, shows_advice
+from app.rendering.answers import OUTPUT_JSON, Answer
+from app.rendering.payloads import rank_answer, select_answer, shows_advice
 from app.schemas.rank_answers import RankRequestSchema, RankResponseSchema, SelectResponseSchema
 from app.selection.prediction import Prediction
 

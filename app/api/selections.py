@@ -22,7 +22,7 @@ from app.http.described import (
 from app.http.limits import check_rankings, objects_within_bounds
 from app.http.query import MODEL_CACHE_PROVIDER, NAMESPACE, check_query, read_with_query
 from app.http.respond import respond, selections_answer, wanted_output
-from app.rendering.selections_body import ignored_body
+from app.rendering.answers import ignored_body
 from app.schemas.catalog_answers import SelectionsSchema
 from app.selection.questions import (
     planned_placements,

@@ -20,7 +20,7 @@ from redis.cluster import RedisCluster
 from redis.exceptions import ResponseError
 from redis.retry import Retry
 
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 
 from .framing import CorruptEntry, FrameCodec
 from .lru import BytesLRU

@@ -32,7 +32,7 @@ import struct
 import zlib
 from collections.abc import Mapping
 
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 
 MAGIC = b"OR"
 # 1 was CRC-32 checked, 2 held zlib streams: their frames are now corrupt, so overwritten.

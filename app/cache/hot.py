@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 
 from .lru import BytesLRU
 

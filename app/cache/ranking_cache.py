@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from redis.exceptions import ClusterError, RedisClusterException, RedisError, ResponseError
 
 from app.breaker import CLOSED, CircuitBreaker
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 from config.redaction import redact_urls
 
 from .backends import Backend

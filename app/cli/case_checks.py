@@ -8,7 +8,7 @@ from typing import Any
 
 from app.rendering.check_results import CheckResult, Subject
 from app.rendering.finding_codes import CODE_HELP, LINT_PAGE
-from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
+from app.schemas.ome_kinds import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 
 from .client import Api, Call, Sent, refusal
 from .commands import NOT_SELECTED_CODES

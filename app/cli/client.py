@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
-from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
+from app.schemas.ome_kinds import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from config.settings import SettingsError
 
 from . import output

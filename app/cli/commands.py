@@ -263,7 +263,7 @@ def question_subject(sent: Sent, options: dict[str, Any]) -> Any:
     """What the question is about, for a report: the InferenceService sent, else the model,
     else (a stored catalog's, by name) what the options name."""
     from app.rendering.check_results import SourcePlace, Subject
-    from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS
+    from app.schemas.ome_kinds import ISVC_KIND, MODEL_KINDS
 
     from .lint_report import subject_of
 

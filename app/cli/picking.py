@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS
+from app.schemas.ome_kinds import ISVC_KIND, MODEL_KINDS
 
 from .output import Failure, warn
 from .sources import Manifest

@@ -18,7 +18,7 @@ from flask import Response, current_app, request
 
 from app.cache import CacheSession, get_ranking_cache
 from app.cache.framing import compressed
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 
 from . import record
 from .compression import GZIP, accepts_gzip

@@ -33,7 +33,7 @@ from app import errors
 from app.auth import Token
 from app.cache import keys
 from app.catalog import get_access
-from app.rendering.payloads import OUTPUT_JSON, Answer
+from app.rendering.answers import OUTPUT_JSON, Answer
 from app.store import CatalogDocuments, ClusterInfo, StoreError
 
 from . import access, cached, record

@@ -37,7 +37,7 @@ from flask import Flask, Request
 from app.cache import HIT, get_ranking_cache
 from app.cache.framing import COMPRESS_MIN_BYTES
 from app.catalog import get_access, get_store
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 from app.store import ClusterInfo, StoreError
 
 from . import record

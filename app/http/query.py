@@ -12,7 +12,7 @@ from werkzeug.datastructures import MultiDict
 
 from app import errors
 from app.schemas.names import label_problem
-from app.schemas.requests import classes_known_setting, provider_refusal, query_settings
+from app.schemas.query_settings import classes_known_setting, provider_refusal, query_settings
 from app.selection.values import CatalogView
 from app.store import ClusterSettings
 

@@ -7,14 +7,7 @@ from flask import Response, request
 from werkzeug.datastructures import MIMEAccept
 
 from app.reading.decoding import YAML_TYPES
-from app.rendering.payloads import (
-    JSON_MIME,
-    OUTPUT_JSON,
-    OUTPUT_TEXT,
-    OUTPUT_YAML,
-    Answer,
-    rendered,
-)
+from app.rendering.answers import JSON_MIME, OUTPUT_JSON, OUTPUT_TEXT, OUTPUT_YAML, Answer, rendered
 from app.rendering.selections_body import message_bytes, selections_body, selections_table
 from app.selection.questions import SelectionRow
 from app.store import ClusterInfo

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.errors import MalformedRequest, ModelNotFound, PayloadTooLarge, UnsupportedMediaType
-from app.schemas.accelerators import ACCELERATOR_CLASS_KIND
-from app.schemas.document_schemas import ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
+from app.schemas.ome_kinds import ACCELERATOR_CLASS_KIND, ISVC_KIND, MODEL_KINDS, RUNTIME_KINDS
 from app.selection.values import OtherObject, RepeatedObject
 
 from .decoding import JSON_TYPES, YAML_TYPES, clip, decode_json_body

@@ -10,11 +10,14 @@ from typing import Any
 
 from app import errors
 from app.schemas import crd
-from app.schemas.accelerators import ACCELERATOR_CLASS_KIND, accelerator_class_identity_schema
-from app.schemas.document_schemas import API_VERSION
 from app.schemas.names import subdomain_problem
-from app.schemas.objects import CLUSTER_SCOPED, DEFAULT_NAMESPACE, load_object
-from app.schemas.requests import load_document
+from app.schemas.objects import (
+    CLUSTER_SCOPED,
+    DEFAULT_NAMESPACE,
+    class_identity_taken,
+    load_object,
+)
+from app.schemas.ome_kinds import ACCELERATOR_CLASS_KIND, API_VERSION
 from app.selection.admission import ERROR, Finding
 from app.selection.ranking import repeat_warnings
 from app.selection.values import (
@@ -186,7 +189,7 @@ def objects_of(
                 continue
             if found is not None:  # its error is kubectl's; what else it has, after that
                 continue
-        loaded = load_object(manifest, label, problems)
+        loaded = load_object(manifest, label, problems, store=not strict)
         if loaded is None:
             _refuse(stream, label, manifest, problems)
             continue
@@ -232,7 +235,7 @@ def _judged_apart(manifest: dict, label: str) -> Document | None:
     fixed = {**manifest, "apiVersion": API_VERSION, "metadata": metadata}
     if _name_refused(manifest):
         metadata["name"] = _STAND_IN_NAME
-    loaded = load_object(fixed, label, {})
+    loaded = load_object(fixed, label, {}, store=False)
     if loaded is None:
         return None
     document = loaded[1]
@@ -245,7 +248,7 @@ def _read_class(
     """Keeps an AcceleratorClass whose identity the API server takes; whether it takes the
     rest is the CRD's schema's to say (``crd.refusals``). False, with the refusal in
     ``invalid``, when it cannot be created under its name."""
-    if load_document(accelerator_class_identity_schema, manifest, label, problems) is None:
+    if not class_identity_taken(manifest, label, problems):
         _refuse(stream, label, manifest, problems)
         return False
     stream.classes[manifest["metadata"]["name"]] = manifest  # the last one wins

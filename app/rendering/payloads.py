@@ -1,58 +1,20 @@
-"""Whole answers (status, media type, bytes) as the service sends and caches them: a body in the
-representation a request asked for, OME's refusals in the service's error format, and the two
-answers of a ranking (rules §15)."""
+"""The two answers of a ranking (rules §15), whole (status, media type, bytes) as the service
+sends and caches them, OME's refusals in the service's error format (``answers``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
 from app.errors import (
     MODEL_NOT_READY_HINT,
-    ApiError,
     ModelNotReady,
     NoRuntimeFound,
-    error_body,
     selection_error,
 )
 from app.selection.prediction import Prediction
 from app.selection.ranking import Ranking, SelectionErrorCode
 
-from .encode import to_json, to_yaml
+from .answers import JSON_MIME, OUTPUT_TEXT, Answer, error_answer, rendered
+from .encode import to_json
 from .ranking_body import excluded_reasons, explain_table, ranking_body, select_body
-
-JSON_MIME = "application/json"
-TEXT_MIME = "text/plain; charset=utf-8"
-YAML_MIME = "application/yaml"
-OUTPUT_JSON, OUTPUT_TEXT, OUTPUT_YAML = "json", "text", "yaml"  # part of the cache keys
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """A whole answer, exactly as a view sends it and the cache keeps it (``X-Cache`` aside);
-    ``gzipped`` is the body as one gzip member, for an answer that gzip shrinks and that is long
-    enough to be worth it (``app.cache.framing.compressed`` makes it), else None."""
-
-    status: int
-    content_type: str
-    body: bytes
-    gzipped: bytes | None = None
-
-
-def rendered(
-    body: Any, output: str, text: Callable[[], str] | None = None, status: int = 200
-) -> Answer:
-    """``body`` as JSON or YAML, or ``text()`` as text; JSON where no text is offered."""
-    if output == OUTPUT_TEXT and text is not None:
-        return Answer(status, TEXT_MIME, text().encode("utf-8", "replace"))
-    if output == OUTPUT_YAML:
-        return Answer(status, YAML_MIME, to_yaml(body))
-    return Answer(status, JSON_MIME, to_json(body))
-
-
-def error_answer(error: ApiError) -> Answer:
-    return Answer(error.status, JSON_MIME, error_body(error.code, error.message, **error.details))
 
 
 def _model_not_ready(ranking: Ranking) -> Answer | None:

@@ -8,7 +8,6 @@ from typing import Any
 
 from app.selection.placement import ComponentPlacement
 from app.selection.questions import SelectionRow
-from app.selection.values import OtherObject
 
 from .encode import text_table
 
@@ -64,19 +63,3 @@ def selections_table(rows: list[SelectionRow]) -> str:
 def message_bytes(rows: Iterable[SelectionRow]) -> int:
     """What the rows' messages weigh: each can list every runtime's reason."""
     return sum(len(row.message) for row in rows)
-
-
-def ignored_body(others: Iterable[OtherObject]) -> list[dict[str, Any]]:
-    """rules §15, §18: the objects of kinds no rule reads, and those kubectl would not map,
-    skipped and reported."""
-    return [
-        {
-            "kind": other.kind,
-            "name": other.name,
-            "namespace": other.namespace,
-            "reason": other.reason,
-        }
-        for other in sorted(
-            others, key=lambda o: (o.namespace or "", o.name or "", o.kind or "", o.reason)
-        )
-    ]

@@ -10,11 +10,16 @@ from marshmallow import EXCLUDE, Schema, fields, post_load, validate
 
 from app.selection.values import AcceleratorClass, PlacementDocumentError
 
-from .document_schemas import API_VERSION, placement_error
-from .fields import BoundedString, opt_int, opt_list, opt_nested, opt_str
-from .names import validate_object_name
-
-ACCELERATOR_CLASS_KIND = "AcceleratorClass"
+from .document_schemas import placement_error
+from .fields import (
+    BoundedString,
+    opt_int,
+    opt_list,
+    opt_nested,
+    opt_str,
+    validate_object_name,
+)
+from .ome_kinds import ACCELERATOR_CLASS_KIND, API_VERSION
 
 
 class _Lenient(Schema):

@@ -22,21 +22,32 @@ from app.selection.values import (
     is_json_value,
 )
 
-from .fields import AnnotationValue, BoundedString, opt_bool, opt_int, opt_list, opt_nested, opt_str
-from .names import LABEL_MAX, validate_namespace, validate_object_name
-
-API_VERSION = "ome.io/v1beta1"
-MODEL_KINDS = ("BaseModel", "ClusterBaseModel")
-RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
-ISVC_KIND = "InferenceService"
-DEPLOYMENT_MODE_ANNOTATION = "ome.io/deploymentMode"
-ACCELERATOR_CLASS_ANNOTATION = "ome.io/accelerator-class"
-INHERIT_FROM_ANNOTATION = "ome.io/inherit-from"
-
-# The CRD's integer types (issue: out-of-range values are invalid documents in the cluster):
-# priority is an int32 of at least 1, weights are int64.
-PRIORITY_MIN, PRIORITY_MAX = 1, 2**31 - 1
-WEIGHT_MIN, WEIGHT_MAX = -(2**63), 2**63 - 1
+from .fields import (
+    AnnotationValue,
+    BoundedString,
+    opt_bool,
+    opt_int,
+    opt_list,
+    opt_nested,
+    opt_str,
+    validate_namespace,
+    validate_object_name,
+)
+from .names import LABEL_MAX
+from .ome_kinds import (
+    ACCELERATOR_CLASS_ANNOTATION,
+    API_VERSION,
+    DEPLOYMENT_MODE_ANNOTATION,
+    INHERIT_FROM_ANNOTATION,
+    ISVC_KIND,
+    MODEL_KINDS,
+    PRIORITY_MAX,
+    PRIORITY_MIN,
+    RUNTIME_KINDS,
+    WEIGHT_MAX,
+    WEIGHT_MIN,
+    is_pvc_uri,
+)
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
@@ -140,10 +151,6 @@ class DiffusionPipelineSchema(_Lenient):
             # rules §15: a component set to null is not set.
             additional = {key: value for key, value in additional.items() if value is not None}
         return doc.DiffusionPipeline(data["class_name"], components, additional)
-
-
-def is_pvc_uri(value: object) -> bool:
-    return isinstance(value, str) and value.startswith("pvc://")
 
 
 class StorageSchema(_Lenient):

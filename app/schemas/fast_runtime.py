@@ -18,7 +18,8 @@ from typing import Any
 from app.selection import values as doc
 from app.selection.values import MAX_VALUE_CHARS, is_json_value
 
-from .document_schemas import (
+from .names import is_namespace, is_object_name
+from .ome_kinds import (
     API_VERSION,
     DEPLOYMENT_MODE_ANNOTATION,
     INHERIT_FROM_ANNOTATION,
@@ -27,31 +28,30 @@ from .document_schemas import (
     WEIGHT_MAX,
     WEIGHT_MIN,
 )
-from .names import is_namespace, is_object_name
 
-_NOT_SIMPLE = object()  # a field this loader leaves to marshmallow
+NOT_PLAIN = object()  # a field this loader leaves to marshmallow
 
 
-def _any_not_simple(values: tuple) -> bool:
-    return any(value is _NOT_SIMPLE for value in values)
+def any_not_plain(values: tuple) -> bool:
+    return any(value is NOT_PLAIN for value in values)
 
 
 _MAX = MAX_VALUE_CHARS  # every string the rules read is bounded (the schema's BoundedString)
 
 
-def _opt_str(value: Any) -> Any:
-    return value if value is None or (type(value) is str and len(value) <= _MAX) else _NOT_SIMPLE
+def plain_str(value: Any) -> Any:
+    return value if value is None or (type(value) is str and len(value) <= _MAX) else NOT_PLAIN
 
 
-def _opt_bool(value: Any) -> Any:
-    return value if value is None or type(value) is bool else _NOT_SIMPLE
+def plain_bool(value: Any) -> Any:
+    return value if value is None or type(value) is bool else NOT_PLAIN
 
 
 def _entry_ref(value: Any) -> Any:
     if value is None:
         return None
     if type(value) is not dict:
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     get = value.get
     name, version, operator, weight = get("name"), get("version"), get("operator"), get("weight")
     if (
@@ -60,11 +60,11 @@ def _entry_ref(value: Any) -> Any:
         or (version is not None and (type(version) is not str or len(version) > _MAX))
         or (operator is not None and (type(operator) is not str or len(operator) > _MAX))
     ):
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     if weight is None:
         weight = 1  # §1.2
     elif type(weight) is not int or not WEIGHT_MIN <= weight <= WEIGHT_MAX:
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     return doc.shared_entry_ref(name, version, operator, weight)  # exact types, checked above
 
 
@@ -76,10 +76,10 @@ _MAX_ENTRIES = 4096
 
 def _entry(value: Any) -> Any:
     if type(value) is not dict:
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     get = value.get  # (the checks are written out: a call per field cost a tenth of a load)
     if get("diffusionPipeline") is not None:
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     name, version = get("name"), get("version")
     architecture, quantization = get("modelArchitecture"), get("quantization")
     auto_select, priority = get("autoSelect"), get("priority")
@@ -91,18 +91,18 @@ def _entry(value: Any) -> Any:
         and (auto_select is None or type(auto_select) is bool)
         and (priority is None or (type(priority) is int and 1 <= priority <= PRIORITY_MAX))
     ):
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     fmt = _entry_ref(get("modelFormat"))
     framework = _entry_ref(get("modelFramework"))
     providers = _str_tuple(get("modelCacheProviders"))
     config = get("acceleratorConfig")
-    if fmt is _NOT_SIMPLE or framework is _NOT_SIMPLE or providers is _NOT_SIMPLE:
-        return _NOT_SIMPLE
+    if fmt is NOT_PLAIN or framework is NOT_PLAIN or providers is NOT_PLAIN:
+        return NOT_PLAIN
     fields: tuple = (name or "", fmt, framework, architecture, quantization, None, auto_select)
     fields += (priority, providers, version)
     if config is not None:
         if type(config) is not dict or not is_json_value(config):
-            return _NOT_SIMPLE
+            return NOT_PLAIN
         return doc.Entry(*fields, config)  # type: ignore[call-arg]  # fields: the ten before it
     # The references by identity: each shared entry holds its own, so none is reused meanwhile.
     key = (fields[0], id(fmt), id(framework), *fields[3:])
@@ -118,7 +118,7 @@ def _str_tuple(value: Any) -> Any:
     if value is None:
         return None
     if type(value) is not list or any(type(item) is not str or len(item) > _MAX for item in value):
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     return tuple(value)
 
 
@@ -127,13 +127,13 @@ def _mode_annotation(config: Any) -> Any:
     if config is None:
         return None
     if type(config) is not dict:
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     annotations = config.get("annotations")
     if annotations is None:
         return None
     if type(annotations) is not dict:
-        return _NOT_SIMPLE
-    return _opt_str(annotations.get(DEPLOYMENT_MODE_ANNOTATION))
+        return NOT_PLAIN
+    return plain_str(annotations.get(DEPLOYMENT_MODE_ANNOTATION))
 
 
 def _inherit_from(metadata: dict) -> Any:
@@ -142,19 +142,19 @@ def _inherit_from(metadata: dict) -> Any:
     if annotations is None:
         return None
     if type(annotations) is not dict:
-        return _NOT_SIMPLE
-    parent = _opt_str(annotations.get(INHERIT_FROM_ANNOTATION))
-    return parent if parent is _NOT_SIMPLE else (parent or None)
+        return NOT_PLAIN
+    parent = plain_str(annotations.get(INHERIT_FROM_ANNOTATION))
+    return parent if parent is NOT_PLAIN else (parent or None)
 
 
 def _size_range(value: Any) -> Any:
     if value is None:
         return None
     if type(value) is not dict:
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     low, high = value.get("min"), value.get("max")
-    if _opt_str(low) is _NOT_SIMPLE or _opt_str(high) is _NOT_SIMPLE:
-        return _NOT_SIMPLE
+    if plain_str(low) is NOT_PLAIN or plain_str(high) is NOT_PLAIN:
+        return NOT_PLAIN
     return doc.SizeRange(low, high)
 
 
@@ -162,7 +162,7 @@ def _accelerator_classes(value: Any) -> Any:
     if value is None:
         return None
     if type(value) is not dict:
-        return _NOT_SIMPLE
+        return NOT_PLAIN
     return _str_tuple(value.get("acceleratorClasses"))
 
 
@@ -190,14 +190,14 @@ def load_runtime(value: Any) -> doc.Runtime | None:
     if not is_object_name(name) or (namespace is not None and not is_namespace(namespace)):
         return None
     parent = _inherit_from(metadata)
-    if _opt_bool(disabled) is _NOT_SIMPLE or parent is _NOT_SIMPLE:
+    if plain_bool(disabled) is NOT_PLAIN or parent is NOT_PLAIN:
         return None
     raw_entries = spec.get("supportedModelFormats")
     if raw_entries is None:
         entries: tuple = ()
     elif type(raw_entries) is list:
         entries = tuple(_entry(item) for item in raw_entries)
-        if _any_not_simple(entries):
+        if any_not_plain(entries):
             return None
     else:
         return None
@@ -208,7 +208,7 @@ def load_runtime(value: Any) -> doc.Runtime | None:
         _mode_annotation(spec.get("decoderConfig")),
         _str_tuple(spec.get("protocolVersions")),
     )
-    if _any_not_simple(parts):
+    if any_not_plain(parts):
         return None
     size_range, classes, engine_mode, decoder_mode, protocols = parts
     return doc.Runtime(

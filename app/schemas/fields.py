@@ -11,6 +11,8 @@ from marshmallow import ValidationError, fields, utils
 
 from app.selection.values import MAX_VALUE_CHARS, checked, length_problem, too_long
 
+from .names import label_problem, subdomain_problem
+
 
 class StrictInteger(fields.Field):
     default_error_messages = {"invalid": "Not a valid integer."}
@@ -134,3 +136,15 @@ class BoundedList(fields.List):
         if errors:
             raise ValidationError(errors)
         return result
+
+
+def validate_object_name(value: str) -> None:
+    problem = subdomain_problem(value)
+    if problem is not None:
+        raise ValidationError(problem)
+
+
+def validate_namespace(value: str) -> None:
+    problem = None if value == "" else label_problem(value)
+    if problem is not None:
+        raise ValidationError(problem)

@@ -1,14 +1,12 @@
 """Kubernetes names (rules §17 "Names are Kubernetes names"): an object's ``metadata.name`` is a
 DNS-1123 subdomain and a namespace a DNS-1123 label, as the API server requires, so that no
 object a cluster could not hold reaches a catalog, an answer or a text table. The messages are
-the API server's own."""
+the API server's own (the schemas' validators raise them: ``fields.validate_object_name``)."""
 
 from __future__ import annotations
 
 import re
 from typing import TypeGuard
-
-from marshmallow import ValidationError
 
 SUBDOMAIN_MAX, LABEL_MAX = 253, 63
 _LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
@@ -64,15 +62,3 @@ def is_namespace(value: object) -> bool:
     return type(value) is str and (
         value == "" or (len(value) <= LABEL_MAX and bool(LABEL.match(value)))
     )
-
-
-def validate_object_name(value: str) -> None:
-    problem = subdomain_problem(value)
-    if problem is not None:
-        raise ValidationError(problem)
-
-
-def validate_namespace(value: str) -> None:
-    problem = None if value == "" else label_problem(value)
-    if problem is not None:
-        raise ValidationError(problem)

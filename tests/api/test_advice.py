@@ -11,7 +11,8 @@ import pytest
 import yaml
 from hypothesis import settings
 
-from app.rendering.payloads import OUTPUT_JSON, OUTPUT_TEXT, OUTPUT_YAML, shows_advice
+from app.rendering.answers import OUTPUT_JSON, OUTPUT_TEXT, OUTPUT_YAML
+from app.rendering.payloads import shows_advice
 from app.selection import prediction
 from app.selection.advice import advice_on
 from tests.builders import entry, model_doc, rank_body, runtime_doc, serving_runtime

@@ -8,7 +8,7 @@ from app.cache import get_ranking_cache
 from app.cache.framing import CorruptEntry
 from app.errors import DeadlineExceeded
 from app.http import deadline
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 from app.selection.values import budget
 from app.version import __version__
 from config.settings import DRAINING_ENVIRON_KEY

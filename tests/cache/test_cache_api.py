@@ -10,7 +10,7 @@ import yaml
 
 from app.cache import get_ranking_cache, keys
 from app.http import record
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 JSON = {"Content-Type": "application/json"}

@@ -8,7 +8,7 @@ from app.cache import get_ranking_cache
 from app.cache.framing import compressed
 from app.cache.hot import HotAnswers
 from app.cache.lru import ENTRY_BYTES
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 from tests.builders import model_doc, rank_body, runtime_doc
 
 

@@ -11,7 +11,7 @@ import pytest
 from app.cache.backends import MemoryBackend
 from app.cache.framing import HEADER_SIZE, CorruptEntry, compressed
 from app.cache.lru import ENTRY_BYTES
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 from tests.clock import ManualClock
 
 KEY = "ome-ranker:req:v7:" + "0" * 64

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from app.cli.sources import (
     STDIN_NAME,
@@ -185,3 +186,43 @@ def test_the_subdirectories_of_each_directory_given_are_named_once(tree):
         f"Warning: not read without -R: {tree / 'runtimes'}/ (3 files)",
         f"Warning: not read without -R: {more}/ (1 file)",
     ]
+
+
+DOCUMENT_PARTS = [
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    "# a comment\n\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
+    "  # an indented comment\r\napiVersion: v1\r\nkind: ConfigMap\r\nmetadata: {name: c}\r\n",
+    "{apiVersion: v1, kind: ConfigMap, metadata: {name: d}}\n",
+    "--- # started\nkind: ConfigMap\napiVersion: v1\nmetadata: {name: e}\n",
+    "--- !!map\nkind: ConfigMap\nmetadata: {name: f}\n",
+    "&anchor\nkind: ConfigMap\nmetadata: {name: g}\n",
+    '"kind": ConfigMap\nmetadata: {name: h}\n',
+    "kind: List\napiVersion: v1\nitems:\n- kind: ConfigMap\n  metadata: {name: i}\n",
+    "# only a comment\n",
+    "kind:\n  ConfigMap\nmetadata: {name: j}\n",
+    "? kind\n: ConfigMap\nmetadata: {name: k}\n",
+    "kind: ConfigMap\nmetadata: {name: l}\n...\n",
+]
+
+
+@pytest.mark.parametrize("separator", ["---\n", "--- \n", "---\n# between\n\n"])
+@pytest.mark.parametrize("first", range(len(DOCUMENT_PARTS)))
+def test_each_object_starts_where_pyyaml_composes_its_node(first, separator):
+    """Documents that start plainly have their line without PyYAML's composer: it is the
+    line the composed node gives, whatever comes before it (comments, a `---`, CRLF) and
+    whatever the documents around it are; any other document is composed, as before."""
+    raw = separator.join(
+        [DOCUMENT_PARTS[first], *DOCUMENT_PARTS[:first], *DOCUMENT_PARTS[first + 1 :]]
+    ).encode()
+    found = parse(raw, "f.yaml")
+    nodes = list(yaml.compose_all(raw, Loader=yaml.CSafeLoader))
+    expected = []
+    for node in nodes:
+        if isinstance(node, yaml.MappingNode):
+            kind = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}.get("kind")
+            if isinstance(kind, yaml.ScalarNode) and kind.value == "List":
+                items = {k.value: v for k, v in node.value}["items"].value
+                expected += [f"f.yaml:{item.start_mark.line + 1}" for item in items]
+                continue
+            expected.append(f"f.yaml:{node.start_mark.line + 1}")
+    assert [manifest.origin for manifest in found] == expected

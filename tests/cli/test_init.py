@@ -116,3 +116,28 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
     )
     assert "Traceback" not in done.stderr
     assert done.returncode == 1  # the command's own
+
+
+def test_a_local_lint_of_valid_manifests_loads_no_schema(tmp_path):
+    """The plain loaders read every runtime, model and InferenceService of a generated
+    repository: marshmallow and the schemas built on it are not imported (issue #32 item 7)."""
+    root = write_repository(tmp_path / "repository", 50)
+    after = loaded_after("lint", "-R", "-f", str(root))
+    assert after["code"] in (0, 1)
+    assert "app.linting" in after["modules"]
+    loaded = set(after["modules"])
+    assert (
+        sorted(loaded & {"marshmallow", "app.schemas.document_schemas", "app.schemas.stored"}) == []
+    )
+
+
+def test_a_local_lint_of_an_unusual_manifest_loads_the_schemas(tmp_path):
+    """A document out of the plain loaders' reach is read by marshmallow, as the service reads
+    it (the same answer: tests/test_linting.py)."""
+    (tmp_path / "model.yaml").write_text(
+        "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata: {name: m}\n"
+        "spec: {modelFormat: {name: safetensors}, diffusionPipeline: {className: P}}\n"
+    )
+    after = loaded_after("lint", "-f", str(tmp_path / "model.yaml"))
+    assert after["code"] in (0, 1)
+    assert "marshmallow" in after["modules"]

@@ -24,7 +24,9 @@ DEADLINE = 2.0
 def manifests(models: int, runtimes: int, services: int = 0) -> list[dict]:
     names = [f"model-{i}" for i in range(models)]
     return [
-        *(model_doc(name) for name in names),
+        # Each model of its own size: questions about copies of one model share their rows
+        # (app/selection/ranking/selector.py ``rows_key``), and this work is meant to be done.
+        *(model_doc(name, size=f"{1 + i}B") for i, name in enumerate(names)),
         *(runtime_doc(f"rt-{i}", entry(priority=1 + i % 4)) for i in range(runtimes)),
         *(
             isvc_doc(f"svc-{i}", model={"name": names[i % models]}, engine={})

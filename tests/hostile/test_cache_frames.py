@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from app.cache.framing import FLAG_GZIP, FrameCodec
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 from tests.servers import HANG_SECONDS, SEED_YAML, YAML
 
 SECRET = "hostile-suite-cache-secret-0123456789"

@@ -13,7 +13,7 @@ from werkzeug.test import Client
 from app.cache import get_ranking_cache, keys
 from app.catalog import get_store
 from app.http.polls import PollAnswers
-from app.rendering.payloads import Answer
+from app.rendering.answers import Answer
 from tests.http.builders import (
     ADMIN,
     ELSEWHERE,

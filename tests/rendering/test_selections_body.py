@@ -4,8 +4,8 @@ a stream that no rule reads."""
 
 from __future__ import annotations
 
+from app.rendering.answers import ignored_body
 from app.rendering.selections_body import (
-    ignored_body,
     message_bytes,
     selection_body,
     selections_body,

@@ -17,30 +17,18 @@ from app.schemas.fast_runtime import load_runtime
 from app.selection.values import MAX_VALUE_CHARS, documents, too_long
 from bench.manifests import rank_request_body
 from tests.builders import entry, runtime_doc
-
-MISSING = object()
-
-# Values of every JSON type, and the awkward ones next to the right ones (a string just within
-# the bound on the strings the rules read, and one just over it).
-AT_BOUND, OVER_BOUND = "v" * MAX_VALUE_CHARS, "v" * (MAX_VALUE_CHARS + 1)
-ODD = st.sampled_from(
-    [
-        *(None, "", "x", AT_BOUND, OVER_BOUND, 0, 1, -1, 2.0, 1.5, True, False),
-        *([], ["a"], [None], {}, {"name": "x"}),
-    ]
+from tests.schemas.generated_documents import (
+    AT_BOUND,
+    MISSING,
+    ODD,
+    OVER_BOUND,
+    TEXT,
+    changed,
+    document,
+    maybe,
+    places_of,
+    single_changes,
 )
-TEXT = st.one_of(st.sampled_from(["", "Equal", "GreaterThan", "1.0.0", "a"]), st.text(max_size=4))
-
-
-def maybe(strategy):
-    """An optional field: present with a plausible value, null, or absent."""
-    return st.one_of(strategy, strategy, st.none(), st.just(MISSING))
-
-
-def document(**members):
-    return st.fixed_dictionaries(members).map(
-        lambda drawn: {key: value for key, value in drawn.items() if value is not MISSING}
-    )
 
 
 def ints(low=-3, high=12):
@@ -91,32 +79,10 @@ RUNTIME = document(
 )
 
 
-def _places(value):
-    """Every (container, key) of a nested document, the root's members included."""
-    items = value.items() if isinstance(value, dict) else enumerate(value)
-    for key, item in items:
-        yield value, key
-        if isinstance(item, dict | list):
-            yield from _places(item)
-
-
-@st.composite
-def mutated_runtimes(draw):
+def mutated_runtimes():
     """A valid runtime document, then up to two members replaced by odd values or removed,
     or the odd keys the schema does not know added: the corners between valid and not."""
-    # A copy: st.just and sampled_from hand out the same objects to every example, and the
-    # members replaced below would otherwise change them for the examples after this one.
-    value = copy.deepcopy(draw(RUNTIME))
-    for _ in range(draw(st.integers(0, 2))):
-        places = list(_places(value))
-        container, key = draw(st.sampled_from(places))
-        if isinstance(container, dict) and draw(st.booleans()):
-            del container[key]
-        else:
-            # A copy: ODD hands out the same list and dict objects, which a later mutation
-            # could otherwise change in place (even put inside themselves).
-            container[key] = copy.deepcopy(draw(st.one_of(ODD, st.integers(-2, 2))))
-    return value
+    return changed(RUNTIME, st.one_of(ODD, st.integers(-2, 2)))
 
 
 def schema_load(value):
@@ -178,25 +144,9 @@ FULL_RUNTIME = {
 REPLACEMENTS = [None, "", "x", 0, 1, -1, 2, 2.0, 1.5, True, False, [], ["a"], [None], {}, {"k": 1}]
 
 
-def single_mutations():
-    """FULL_RUNTIME with one member replaced by each odd value, or removed: every place."""
-    count = sum(1 for _ in _places(FULL_RUNTIME))
-    for index in range(count):
-        for replacement in [MISSING, *REPLACEMENTS]:
-            value = copy.deepcopy(FULL_RUNTIME)
-            container, key = list(_places(value))[index]
-            if replacement is MISSING:
-                if not isinstance(container, dict):
-                    continue
-                del container[key]
-            else:
-                container[key] = replacement
-            yield value
-
-
 def test_agrees_with_the_schema_on_every_single_change():
     answered = 0
-    for value in single_mutations():
+    for value in single_changes(FULL_RUNTIME, REPLACEMENTS):
         fast = load_runtime(value)
         if fast is not None:
             answered += 1
@@ -291,14 +241,14 @@ def _read_strings():
         (id(metadata["labels"]), "a"),
         (id(metadata["annotations"]), "other"),
     }
-    for index, (container, key) in enumerate(_places(FULL_RUNTIME)):
+    for index, (container, key) in enumerate(places_of(FULL_RUNTIME)):
         if isinstance(container[key], str) and (id(container), key) not in unread:
             yield index
 
 
 def _with_string(index: int, text: str) -> dict:
     value = copy.deepcopy(FULL_RUNTIME)
-    container, key = list(_places(value))[index]
+    container, key = list(places_of(value))[index]
     container[key] = text
     return value
 

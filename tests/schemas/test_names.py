@@ -11,6 +11,7 @@ import yaml
 from marshmallow import ValidationError
 
 from app.rendering.encode import printable
+from app.schemas.fields import validate_namespace, validate_object_name
 from app.schemas.names import (
     LABEL_TEXT,
     SUBDOMAIN_TEXT,
@@ -18,8 +19,6 @@ from app.schemas.names import (
     is_object_name,
     label_problem,
     subdomain_problem,
-    validate_namespace,
-    validate_object_name,
 )
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 

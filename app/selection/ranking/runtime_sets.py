@@ -10,9 +10,11 @@ which is keyed by what a match compares for equality."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from ..values import Model, RepeatedObject, Runtime
+from .checks import RuntimeRow
 from .entries import model_format
 from .ranked import IgnoredObject
 from .warnings import runtime_size_warnings
@@ -59,6 +61,8 @@ def latest_runtimes(
 # format's name, the architecture, the quantization and the framework's name (None on both
 # sides, or equal). An entry whose key is not the model's never matches it.
 MatchKey = tuple[str | None, str | None, str | None, str | None]
+# What an admission's rows for one question are worked out from (selector.rows_key).
+RowsKey = tuple[Hashable, ...]
 
 
 def model_match_key(model: Model) -> MatchKey:
@@ -98,6 +102,9 @@ class NamespaceRuntimes:
     ignored: list[IgnoredObject]  # ServingRuntimes of other namespaces
     size_warnings: list[str]  # the candidates' (rules §9), in canonical order
     _matching: dict[MatchKey, frozenset[int]] | None = field(default=None, repr=False)
+    # An admission's ordered rows, by what they are worked out from (``selector.rows_key``):
+    # questions that differ only in what no row reads (the model's name) share them.
+    ordered_rows: dict[RowsKey, tuple[RuntimeRow, ...]] = field(default_factory=dict, repr=False)
 
     def may_match(self, model: Model) -> frozenset[int]:
         """The ids of the candidates with an entry whose key is the model's and an entry with

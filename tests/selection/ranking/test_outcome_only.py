@@ -9,8 +9,10 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.schemas.ome_kinds import DEPLOYMENT_MODE_ANNOTATION as DEPLOYMENT_MODE
 from app.schemas.requests import load_rank_request
 from app.selection.ranking import RuntimeSet, rank_runtimes
+from app.selection.values import InferenceService
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 from tests.selection.builders import requests
 
@@ -39,6 +41,9 @@ def near_requests(draw):
         else:
             runtime = runtime_doc(name, **spec)
         runtime["spec"]["supportedModelFormats"] = draw(st.lists(NEAR_ENTRIES, max_size=3))
+        mode = draw(st.sampled_from([None, "RawDeployment", "MultiNode"]))
+        if mode is not None:
+            runtime["spec"]["engineConfig"] = {"annotations": {"ome.io/deploymentMode": mode}}
         runtime["spec"]["modelSizeRange"] = draw(
             st.sampled_from([None, {"min": "1B", "max": "8B"}])
         )
@@ -114,3 +119,87 @@ def test_only_compatible_rows_are_kept_once_one_qualifies():
         ranking.message
         == f"Runtime fits will be auto-selected for model {body['model']['metadata']['name']}"
     )
+
+
+def _variant(request, data):
+    """The request's model under another name, and maybe with another field the rows read;
+    the InferenceService maybe naming its runtime or asking for a class."""
+    model = replace(request.model, name=data.draw(st.sampled_from(["m-1", "m-2", "m-3"])))
+    changed = data.draw(st.sampled_from([None, "size", "quantization", "architecture"]))
+    if changed == "size":
+        model = replace(model, parameter_size=data.draw(st.sampled_from([None, "7B", "70B"])))
+    elif changed is not None:
+        model = replace(model, **{changed: data.draw(st.sampled_from([None, "fp8", "Other"]))})
+    service = data.draw(
+        st.sampled_from(
+            [
+                request.inference_service,
+                None,
+                InferenceService("svc", accelerator_annotation="a100"),
+                InferenceService("svc", runtime_name="a"),
+                InferenceService("svc", deployment_mode="MultiNode"),
+            ]
+        )
+    )
+    return replace(request, model=model, inference_service=service)
+
+
+@settings(max_examples=5 * settings.default.max_examples, deadline=None)
+@given(st.one_of(requests(), near_requests()), st.data())
+def test_questions_that_share_rows_answer_as_alone(body, data):
+    """An admission's questions share a namespace's ordered compatible rows when they differ
+    only in the model's name (``selector.rows_key``): every answer, rows included, is the one
+    the question gets alone, whatever was asked before it."""
+    request = load_rank_request(body, {})
+    shared = RuntimeSet(request.runtimes)
+    for _ in range(4):
+        question = _variant(request, data)
+        alone = rank_runtimes(question, outcome_only=True)
+        together = rank_runtimes(question, outcome_only=True, shared=shared)
+        assert outcome(together) == outcome(alone)
+        assert together.rows == alone.rows
+
+
+def test_copies_of_a_model_share_their_rows_and_another_model_does_not():
+    body = rank_body(
+        model_doc(size="7B"),
+        runtime_doc("small", entry(), modelSizeRange={"min": "1B", "max": "8B"}),
+        runtime_doc("any", entry()),
+    )
+    request = load_rank_request(body, {})
+    shared = RuntimeSet(request.runtimes)
+    first = rank_runtimes(request, outcome_only=True, shared=shared)
+    copy = rank_runtimes(
+        replace(request, model=replace(request.model, name="copy")),
+        outcome_only=True,
+        shared=shared,
+    )
+    assert copy.rows is first.rows
+    assert copy.message.endswith("for model copy")
+    larger = replace(request, model=replace(request.model, name="big", parameter_size="70B"))
+    other = rank_runtimes(larger, outcome_only=True, shared=shared)
+    assert other.rows is not first.rows
+    assert other.rows == rank_runtimes(larger, outcome_only=True).rows
+
+
+def test_questions_asking_other_modes_or_classes_do_not_share_rows():
+    body = rank_body(
+        model_doc(),
+        runtime_doc(
+            "raw", entry(), engineConfig={"annotations": {DEPLOYMENT_MODE: "RawDeployment"}}
+        ),
+        runtime_doc("a100", entry(), acceleratorRequirements={"acceleratorClasses": ["a100"]}),
+    )
+    request = load_rank_request(body, {})
+    shared = RuntimeSet(request.runtimes)
+    for service in (
+        None,
+        InferenceService("svc", deployment_mode="MultiNode"),
+        InferenceService("svc", accelerator_annotation="a100"),
+        InferenceService("svc", runtime_name="raw"),
+        None,
+    ):
+        question = replace(request, inference_service=service)
+        together = rank_runtimes(question, outcome_only=True, shared=shared)
+        alone = rank_runtimes(question, outcome_only=True)
+        assert (outcome(together), together.rows) == (outcome(alone), alone.rows)
