@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterator
 from app.schemas.objects import load_object
 from app.schemas.requests import load_rank_request
 from app.selection.admission import judgement as admission
-from app.selection.advice import row_advice as advice
 from app.selection.questions import outcomes as catalog
 from app.selection.ranking import selector as ranking
 from app.selection.values import CatalogView, RankRequest, budget
@@ -48,26 +47,35 @@ def _nothing() -> None:
     return None
 
 
-# Every name the rules call a check by (their modules import it under these names).
-CHECKS = (
-    (ranking, "checked", _identity),
-    (advice, "checked", _identity),
-    (catalog, "checked", _identity),
-    (admission, "each_checked", _identity),
-    (admission, "checkpoint", _nothing),
-)
+# The budget's checks, and what stands in for each when they are off.
+REPLACEMENTS = {"checked": _identity, "checkpoint": _nothing}
+
+
+def _check_names() -> list[tuple[object, str]]:
+    """Every (module, name) of the rules that holds one of the budget's checks, as imported
+    (``from ..values import checked``): found, not listed, so a module that comes to call one
+    is turned off with the others."""
+    found = []
+    for module_name, module in list(sys.modules.items()):
+        if not module_name.startswith("app.selection") or module is budget:
+            continue
+        for name in REPLACEMENTS:
+            if getattr(module, name, None) is getattr(budget, name):
+                found.append((module, name))
+    return found
 
 
 @contextlib.contextmanager
 def checks_off() -> Iterator[None]:
-    saved = [(module, name, getattr(module, name)) for module, name, _ in CHECKS]
-    for module, name, replacement in CHECKS:
-        setattr(module, name, replacement)
+    names = _check_names()
+    assert names, "no module of the rules calls the budget's checks"
+    for module, name in names:
+        setattr(module, name, REPLACEMENTS[name])
     try:
         yield
     finally:
-        for module, name, original in saved:
-            setattr(module, name, original)
+        for module, name in names:
+            setattr(module, name, getattr(budget, name))
 
 
 def three_ways(work: Callable[[], object]) -> dict[str, Callable[[], object]]:
