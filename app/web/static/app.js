@@ -10,9 +10,11 @@
 import { Component, h, render } from "./vendor/preact-10.29.8.module.js";
 import htm from "./vendor/htm-3.1.1.module.js";
 import { call, clusterPath, fetchText, getToken, setToken, withQuery } from "./api.js";
+import { ErrorBox } from "./errors.js";
 import {
   ageText,
   cell,
+  counted,
   classText,
   decidedByText,
   eventText,
@@ -80,46 +82,7 @@ function focusHeading() {
   }
 }
 
-// `1 cluster`, `3 clusters`: a number with its noun, as the answers count.
-const counted = (number, noun) => `${number} ${noun}${number === 1 ? "" : "s"}`;
-
 // --- pieces -----------------------------------------------------------------------------------
-
-const HELP = {
-  401: "Enter a token above, in the token field (or run the service on your machine with OME_RANKER_AUTH=none).",
-  403: "This token may not read that cluster: use a token whose read list names it.",
-};
-
-function ErrorBox({ error, status, children }) {
-  const fields =
-    error.fields && typeof error.fields === "object" ? Object.entries(error.fields) : [];
-  const excluded =
-    error.excluded && typeof error.excluded === "object" ? Object.entries(error.excluded) : [];
-  const title = status ? `${status} ${error.code}` : error.code;
-  return html`<div class="error" role="alert">
-    <p class="error-title"><strong>${title}</strong></p>
-    <p class="error-message">${error.message}</p>
-    ${fields.length
-      ? html`<ul class="error-fields">
-          ${fields.map(
-            ([path, messages]) =>
-              html`<li>
-                <code>${path}</code>:${" "}
-                ${Array.isArray(messages) ? messages.join(" ") : JSON.stringify(messages)}
-              </li>`,
-          )}
-        </ul>`
-      : null}
-    ${excluded.length
-      ? html`<ul class="error-fields">
-          ${excluded.map(([name, reason]) => html`<li><code>${name}</code>: ${reason}</li>`)}
-        </ul>`
-      : null}
-    ${error.hint ? html`<p class="error-hint">${error.hint}</p>` : null}
-    ${children}
-    ${HELP[status] ? html`<p class="error-help">${HELP[status]}</p>` : null}
-  </div>`;
-}
 
 // The stored clusters a fleet answer leaves out because the token may not read them (its
 // `notReadable`): counted, never named.

@@ -1,6 +1,9 @@
 // How the page writes the API's fields. Values are shown as the API gives them: nothing here
 // computes a number, an order or a reason; it only puts the answer's own fields into words.
 
+// `1 cluster`, `3 clusters`: a number with its noun, as the answers count.
+export const counted = (number, noun) => `${number} ${noun}${number === 1 ? "" : "s"}`;
+
 // A cell of the explain table, exactly as the API's text table (Accept: text/plain) prints it.
 export function cell(value) {
   if (value === null || value === undefined) {
@@ -221,3 +224,4 @@ export function ageText(seconds) {
   }
   return "under a minute ago";
 }
+
