@@ -12,6 +12,13 @@ import htm from "./vendor/htm-3.1.1.module.js";
 import { call, clusterPath, fetchText, getToken, setToken, withQuery } from "./api.js";
 import { ErrorBox } from "./errors.js";
 import {
+  CLUSTER_PAGE,
+  ClusterHistory,
+  InferenceServiceHistory,
+  TIMELINE_PAGE,
+  historyLimit,
+} from "./history.js";
+import {
   ageText,
   cell,
   counted,
@@ -788,8 +795,14 @@ class SelectionsView extends Component {
   remember(changes) {
     this.setState(changes, () => {
       const { namespace, outcome } = this.state;
+      // The history's page size, as the address asks, stays in it.
+      const asked = this.props.params.get("historyLimit");
       // replaceState: the filters go into the address without a new route (and no refetch).
-      window.history.replaceState(null, "", selectionsHash(this.props.cluster, { namespace, outcome }));
+      window.history.replaceState(
+        null,
+        "",
+        selectionsHash(this.props.cluster, { namespace, outcome, historyLimit: asked }),
+      );
     });
   }
 
@@ -801,7 +814,7 @@ class SelectionsView extends Component {
     }
   };
 
-  render({ cluster }, { model, modelNamespace }) {
+  render({ cluster, params }, { model, modelNamespace }) {
     return html`<section>
       <p class="crumbs"><a href="#/clusters">Clusters</a> › ${cluster}</p>
       <h1 id="view-title" tabindex="-1">Selections in ${cluster}</h1>
@@ -834,6 +847,11 @@ class SelectionsView extends Component {
           <button type="submit">Rank</button>
         </div>
       </form>
+      <${ClusterHistory}
+        cluster=${cluster}
+        limit=${historyLimit(params, CLUSTER_PAGE)}
+        rankHash=${rankHash}
+      />
     </section>`;
   }
 
@@ -1020,6 +1038,16 @@ function Elsewhere({ cluster, question, error }) {
   </p>`;
 }
 
+// `?inferenceService=<namespace>/<name>` as the API reads it: the namespace before the last `/`,
+// else `?namespace=`, else `default`; null without a name (the ranking says what is wrong).
+function inferenceServiceOf(question) {
+  const cut = question.inferenceService.lastIndexOf("/");
+  const name = question.inferenceService.slice(cut + 1);
+  const namespace =
+    question.inferenceService.slice(0, Math.max(cut, 0)) || question.namespace || "default";
+  return name ? { namespace, name } : null;
+}
+
 function RankView({ cluster, params }) {
   const question = {
     inferenceService: params.get("inferenceService") || "",
@@ -1027,6 +1055,7 @@ function RankView({ cluster, params }) {
     namespace: params.get("namespace") || "",
     modelKind: params.get("modelKind") || "",
   };
+  const isvc = question.inferenceService ? inferenceServiceOf(question) : null;
   const subject = question.inferenceService
     ? `InferenceService ${question.inferenceService}`
     : `model ${question.model}${question.namespace ? ` in ${question.namespace}` : ""}`;
@@ -1052,6 +1081,14 @@ function RankView({ cluster, params }) {
       show=${({ answer, entries }) => html`<${Ranking} answer=${answer} entries=${entries} />`}
       after=${(error) => html`<${Elsewhere} cluster=${cluster} question=${question} error=${error} />`}
     />
+    ${isvc
+      ? html`<${InferenceServiceHistory}
+          cluster=${cluster}
+          namespace=${isvc.namespace}
+          name=${isvc.name}
+          limit=${historyLimit(params, TIMELINE_PAGE)}
+        />`
+      : null}
   </section>`;
 }
 
