@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import yaml
 
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc
@@ -82,3 +84,50 @@ FLEET = {
         sort_keys=False,
     ).encode(),
 }
+
+# A cluster pushed three times, each push moving something (rules §17.1): the first adds four
+# InferenceServices (one without a runtime, one on an AcceleratorClass: the worked example of
+# OME's "Select accelerators" page); the second disables team-llama (llama-demo/chat moves to
+# vllm-llama), removes other/orphan and adds llama-demo/assistant; the third enables team-llama
+# again (both move back to it), asks the worked example for 100 GiB (its engine's class moves
+# from nvidia-h100 to nvidia-h200 while its runtime stays) and adds one whose name, 63 letters
+# without a hyphen, is wider than a 400-pixel window.
+_SEED = list(yaml.safe_load_all(SEED_YAML))
+_WORKED = list(
+    yaml.safe_load_all((ROOT / "tests" / "fixtures" / "select_accelerators.yaml").read_text())
+)
+
+
+def _worked(min_memory: int) -> list[dict]:
+    documents = copy.deepcopy(_WORKED)
+    documents[-1]["spec"]["acceleratorSelector"]["constraints"]["minMemory"] = min_memory
+    return documents
+
+
+def _seed(*, team_llama_disabled: bool = False) -> list[dict]:
+    documents = copy.deepcopy(_SEED)
+    team_llama = next(d for d in documents if d.get("metadata", {}).get("name") == "team-llama")
+    if team_llama_disabled:
+        team_llama["spec"]["disabled"] = True
+    return documents
+
+
+_CHAT = isvc_doc("chat", namespace="llama-demo", model={"name": SEED_MODEL})
+_PINNED = isvc_doc(
+    "pinned",
+    namespace="llama-demo",
+    model={"name": SEED_MODEL},
+    runtime={"name": "srt-llama-large"},
+)
+_ORPHAN = isvc_doc("orphan", namespace="other", model={"name": "missing-model"})
+_ASSISTANT = isvc_doc("assistant", namespace="llama-demo", model={"name": SEED_MODEL})
+LONG_NAME = "longname" * 7 + "withend"
+_LONG = isvc_doc(LONG_NAME, namespace="llama-demo", model={"name": SEED_MODEL})
+HISTORY_PUSHES = [
+    yaml.safe_dump_all(documents, sort_keys=False).encode()
+    for documents in (
+        [*_seed(), _CHAT, _PINNED, _ORPHAN, *_worked(80)],
+        [*_seed(team_llama_disabled=True), _CHAT, _PINNED, _ASSISTANT, *_worked(80)],
+        [*_seed(), _CHAT, _PINNED, _ASSISTANT, _LONG, *_worked(100)],
+    )
+]

@@ -75,6 +75,8 @@ def test_every_file_of_the_page_is_served_with_its_media_type(client):
         "/ui/static/api.js",
         "/ui/static/format.js",
         "/ui/static/manifests.js",
+        "/ui/static/errors.js",
+        "/ui/static/history.js",
         "/ui/static/app.css",
         "/ui/static/favicon.svg",
         "/ui/static/vendor/preact-10.29.8.module.js",

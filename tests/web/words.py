@@ -4,6 +4,7 @@ the browser tests can say what each cell must read for any answer."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 RULES = {"score": "score", "distance": "size", "scope": "scope", "name": "name"}
@@ -256,3 +257,76 @@ def age_text(seconds: int | None) -> str:
             noun = f"{name}{'s' if name == 'day' and count != 1 else ''}"
             return f"{count} {noun} ago"
     return "under a minute ago"
+
+
+def history_time_text(at: str) -> str:
+    """When a write was made, to the minute in UTC: ``2026-12-01 09:12 UTC``."""
+    moment = datetime.fromisoformat(at).astimezone(UTC)
+    return f"{moment:%Y-%m-%d %H:%M} UTC"
+
+
+HISTORY_FIELDS = (
+    ("scope", "scope"),
+    ("outcome", "outcome"),
+    ("engineClass", "engine class"),
+    ("decoderClass", "decoder class"),
+)
+
+
+def none_or(value: str | None) -> str:
+    return "none" if value is None else value
+
+
+def history_change_text(entry: dict) -> str:
+    """What one write did to one InferenceService, as a history line says it after its name."""
+    if entry["truncated"] is not None:
+        return f"changes not listed: {entry['truncated']}"
+    before, after = entry["before"], entry["after"]
+
+    def runtime(side: dict) -> str:
+        return none_or(side["runtime"])
+
+    if before is None:
+        return f"added → {runtime(after)}"
+    if after is None:
+        return f"{runtime(before)} → removed"
+    if before["runtime"] != after["runtime"]:
+        return f"{runtime(before)} → {runtime(after)}"
+    moved = [
+        f"{words} {none_or(before[key])} → {none_or(after[key])}"
+        for key, words in HISTORY_FIELDS
+        if before[key] != after[key]
+    ]
+    which = "no runtime" if before["runtime"] is None else f"runtime {before['runtime']}"
+    if moved:
+        return f"{', '.join(moved)} ({which})"
+    return f"still {runtime(before)} (OME's message or placement changed)"
+
+
+def history_line(entry: dict) -> str:
+    """A line of a cluster's history: ``llama-demo/chat: vllm-llama → team-llama``; a mark
+    alone."""
+    text = history_change_text(entry)
+    return (
+        text if entry["truncated"] is not None else f"{entry['namespace']}/{entry['name']}: {text}"
+    )
+
+
+def history_heading(changes: list[dict], more: bool) -> str:
+    """The heading of one write's entries: ``generation 41, 2026-12-01 09:12 UTC: 3
+    InferenceServices changed`` (``so far`` when the next page may hold more of them)."""
+    changed = sum(entry["truncated"] is None for entry in changes)
+    if changed:
+        what = f"{changed} InferenceService{'' if changed == 1 else 's'} changed"
+    else:
+        what = "changes not listed"
+    first = changes[0]
+    when = history_time_text(first["at"])
+    return f"generation {first['generation']}, {when}: {what}{' so far' if more else ''}"
+
+
+def timeline_line(entry: dict) -> str:
+    """A line of one InferenceService's timeline: ``generation 41, 2026-12-01 09:12 UTC:
+    vllm-llama → team-llama``."""
+    when = history_time_text(entry["at"])
+    return f"generation {entry['generation']}, {when}: {history_change_text(entry)}"

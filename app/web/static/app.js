@@ -10,9 +10,18 @@
 import { Component, h, render } from "./vendor/preact-10.29.8.module.js";
 import htm from "./vendor/htm-3.1.1.module.js";
 import { call, clusterPath, fetchText, getToken, setToken, withQuery } from "./api.js";
+import { ErrorBox } from "./errors.js";
+import {
+  CLUSTER_PAGE,
+  ClusterHistory,
+  InferenceServiceHistory,
+  TIMELINE_PAGE,
+  historyLimit,
+} from "./history.js";
 import {
   ageText,
   cell,
+  counted,
   classText,
   decidedByText,
   eventText,
@@ -80,46 +89,7 @@ function focusHeading() {
   }
 }
 
-// `1 cluster`, `3 clusters`: a number with its noun, as the answers count.
-const counted = (number, noun) => `${number} ${noun}${number === 1 ? "" : "s"}`;
-
 // --- pieces -----------------------------------------------------------------------------------
-
-const HELP = {
-  401: "Enter a token above, in the token field (or run the service on your machine with OME_RANKER_AUTH=none).",
-  403: "This token may not read that cluster: use a token whose read list names it.",
-};
-
-function ErrorBox({ error, status, children }) {
-  const fields =
-    error.fields && typeof error.fields === "object" ? Object.entries(error.fields) : [];
-  const excluded =
-    error.excluded && typeof error.excluded === "object" ? Object.entries(error.excluded) : [];
-  const title = status ? `${status} ${error.code}` : error.code;
-  return html`<div class="error" role="alert">
-    <p class="error-title"><strong>${title}</strong></p>
-    <p class="error-message">${error.message}</p>
-    ${fields.length
-      ? html`<ul class="error-fields">
-          ${fields.map(
-            ([path, messages]) =>
-              html`<li>
-                <code>${path}</code>:${" "}
-                ${Array.isArray(messages) ? messages.join(" ") : JSON.stringify(messages)}
-              </li>`,
-          )}
-        </ul>`
-      : null}
-    ${excluded.length
-      ? html`<ul class="error-fields">
-          ${excluded.map(([name, reason]) => html`<li><code>${name}</code>: ${reason}</li>`)}
-        </ul>`
-      : null}
-    ${error.hint ? html`<p class="error-hint">${error.hint}</p>` : null}
-    ${children}
-    ${HELP[status] ? html`<p class="error-help">${HELP[status]}</p>` : null}
-  </div>`;
-}
 
 // The stored clusters a fleet answer leaves out because the token may not read them (its
 // `notReadable`): counted, never named.
@@ -825,8 +795,14 @@ class SelectionsView extends Component {
   remember(changes) {
     this.setState(changes, () => {
       const { namespace, outcome } = this.state;
+      // The history's page size, as the address asks, stays in it.
+      const asked = this.props.params.get("historyLimit");
       // replaceState: the filters go into the address without a new route (and no refetch).
-      window.history.replaceState(null, "", selectionsHash(this.props.cluster, { namespace, outcome }));
+      window.history.replaceState(
+        null,
+        "",
+        selectionsHash(this.props.cluster, { namespace, outcome, historyLimit: asked }),
+      );
     });
   }
 
@@ -838,7 +814,7 @@ class SelectionsView extends Component {
     }
   };
 
-  render({ cluster }, { model, modelNamespace }) {
+  render({ cluster, params }, { model, modelNamespace }) {
     return html`<section>
       <p class="crumbs"><a href="#/clusters">Clusters</a> › ${cluster}</p>
       <h1 id="view-title" tabindex="-1">Selections in ${cluster}</h1>
@@ -871,6 +847,11 @@ class SelectionsView extends Component {
           <button type="submit">Rank</button>
         </div>
       </form>
+      <${ClusterHistory}
+        cluster=${cluster}
+        limit=${historyLimit(params, CLUSTER_PAGE)}
+        rankHash=${rankHash}
+      />
     </section>`;
   }
 
@@ -1057,6 +1038,16 @@ function Elsewhere({ cluster, question, error }) {
   </p>`;
 }
 
+// `?inferenceService=<namespace>/<name>` as the API reads it: the namespace before the last `/`,
+// else `?namespace=`, else `default`; null without a name (the ranking says what is wrong).
+function inferenceServiceOf(question) {
+  const cut = question.inferenceService.lastIndexOf("/");
+  const name = question.inferenceService.slice(cut + 1);
+  const namespace =
+    question.inferenceService.slice(0, Math.max(cut, 0)) || question.namespace || "default";
+  return name ? { namespace, name } : null;
+}
+
 function RankView({ cluster, params }) {
   const question = {
     inferenceService: params.get("inferenceService") || "",
@@ -1064,6 +1055,7 @@ function RankView({ cluster, params }) {
     namespace: params.get("namespace") || "",
     modelKind: params.get("modelKind") || "",
   };
+  const isvc = question.inferenceService ? inferenceServiceOf(question) : null;
   const subject = question.inferenceService
     ? `InferenceService ${question.inferenceService}`
     : `model ${question.model}${question.namespace ? ` in ${question.namespace}` : ""}`;
@@ -1089,6 +1081,14 @@ function RankView({ cluster, params }) {
       show=${({ answer, entries }) => html`<${Ranking} answer=${answer} entries=${entries} />`}
       after=${(error) => html`<${Elsewhere} cluster=${cluster} question=${question} error=${error} />`}
     />
+    ${isvc
+      ? html`<${InferenceServiceHistory}
+          cluster=${cluster}
+          namespace=${isvc.namespace}
+          name=${isvc.name}
+          limit=${historyLimit(params, TIMELINE_PAGE)}
+        />`
+      : null}
   </section>`;
 }
 

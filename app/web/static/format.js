@@ -1,6 +1,9 @@
 // How the page writes the API's fields. Values are shown as the API gives them: nothing here
 // computes a number, an order or a reason; it only puts the answer's own fields into words.
 
+// `1 cluster`, `3 clusters`: a number with its noun, as the answers count.
+export const counted = (number, noun) => `${number} ${noun}${number === 1 ? "" : "s"}`;
+
 // A cell of the explain table, exactly as the API's text table (Accept: text/plain) prints it.
 export function cell(value) {
   if (value === null || value === undefined) {
@@ -220,4 +223,81 @@ export function ageText(seconds) {
     }
   }
   return "under a minute ago";
+}
+
+// --- the selection history (rules §17.1) ---------------------------------------------------------
+
+// When a write was made, to the minute, on the service's clock in UTC whatever the browser's
+// zone: `2026-12-01 09:12 UTC` (the entry's `at` itself goes in the <time>'s value and tooltip).
+export function historyTimeText(at) {
+  const moment = new Date(at);
+  if (typeof at !== "string" || Number.isNaN(moment.getTime())) {
+    return String(at);
+  }
+  return `${moment.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+// A side's runtime: its name, `none` for no runtime.
+const runtimeName = (side) => (side.runtime === null ? "none" : side.runtime);
+
+// What changed of the five fields besides the runtime's name, each `field before → after`.
+const OTHER_FIELDS = [
+  ["scope", "scope"],
+  ["outcome", "outcome"],
+  ["engineClass", "engine class"],
+  ["decoderClass", "decoder class"],
+];
+
+// What one write did to one InferenceService: `vllm-llama → team-llama` (the runtime before →
+// after, `none` for no runtime); `added → team-llama` and `vllm-llama → removed` for one only
+// one catalog holds; with the runtime the same, what else of the entry moved
+// (`engine class nvidia-h100 → nvidia-h200 (runtime srt-llama)`), or, when none of the five
+// fields did, that the same runtime stays (its message or placement moved); a mark (a write
+// whose changes were not worked out) as its `truncated` says.
+export function historyChangeText(entry) {
+  if (entry.truncated !== null && entry.truncated !== undefined) {
+    return `changes not listed: ${entry.truncated}`;
+  }
+  const { before, after } = entry;
+  if (before === null) {
+    return `added → ${runtimeName(after)}`;
+  }
+  if (after === null) {
+    return `${runtimeName(before)} → removed`;
+  }
+  if (before.runtime !== after.runtime) {
+    return `${runtimeName(before)} → ${runtimeName(after)}`;
+  }
+  const moved = OTHER_FIELDS.filter(([key]) => before[key] !== after[key]).map(
+    ([key, words]) => `${words} ${before[key] ?? "none"} → ${after[key] ?? "none"}`,
+  );
+  const runtime = before.runtime === null ? "no runtime" : `runtime ${before.runtime}`;
+  return moved.length
+    ? `${moved.join(", ")} (${runtime})`
+    : `still ${runtimeName(before)} (OME's message or placement changed)`;
+}
+
+// The history's entries (newest first) in runs of one write each: its generation, time and
+// entries, newest first.
+export function historyGroups(changes) {
+  const groups = [];
+  for (const entry of changes) {
+    const last = groups[groups.length - 1];
+    if (last && last.generation === entry.generation) {
+      last.entries.push(entry);
+    } else {
+      groups.push({ generation: entry.generation, at: entry.at, entries: [entry] });
+    }
+  }
+  return groups;
+}
+
+// What a write did, after its generation and time in its heading: `3 InferenceServices changed`;
+// `changes not listed` for a write recorded as a mark; `so far` when the write's older entries
+// may be on the next page (`more`).
+export function historyWriteText(group, more) {
+  const changed = group.entries.filter((entry) => !entry.truncated).length;
+  const what =
+    changed === 0 ? "changes not listed" : `${counted(changed, "InferenceService")} changed`;
+  return `${what}${more ? " so far" : ""}`;
 }
