@@ -361,9 +361,13 @@ def test_ages_read_as_people_say_them(page):
 
 
 def test_an_empty_store_without_access_control_says_what_to_do_next(page, open_web_service):
-    page.driver.get(f"http://127.0.0.1:{open_web_service.port}/#/")
+    origin = f"http://127.0.0.1:{open_web_service.port}/"
+    page.driver.get(f"{origin}#/")
     page.wait_for("#no-clusters")
     assert page.text("#no-clusters p") == "No cluster is stored yet."
     assert page.find_all("#fleet-table") == []
     assert page.find_all("#fleet-not-readable") == []
-    assert page.console_errors() == []
+    # This page's errors: the fixture's own service, which needs a token, may still log the 401
+    # of a request its page sent before this one was opened.
+    errors = page.console_errors()
+    assert [e for e in errors if e.get("source") != "network" or origin in e["message"]] == []
