@@ -114,6 +114,8 @@ def env_log_level(name: str, default: str) -> str:
 DEADLINE_MARGIN_SECONDS = 2.0
 # WSGI environ key the worker (app/worker/) sets to True while it drains before stopping.
 DRAINING_ENVIRON_KEY = "ome_ranker.draining"
+# Set (True) by the worker on a request that came through the operations listener.
+OPS_LISTENER_ENVIRON_KEY = "ome_ranker.ops_listener"
 OPS_BIND_VARIABLE = "OME_RANKER_OPS_BIND"
 CACHE_SECRET_VARIABLE = "OME_RANKER_CACHE_SECRET"
 CACHE_SECRET_MIN_BYTES = 16

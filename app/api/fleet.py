@@ -42,9 +42,10 @@ def _summed(counts: list[OutcomeCounts]) -> dict[str, int]:
     "clusters",
     "Every readable cluster's InferenceServices by outcome",
     description="Per cluster the token may read (by name): `generation`, `updatedAt`, "
-    "`ageSeconds` and `inferenceServices` counted by outcome (rules §21), from the stored "
-    "catalog, cached per generation; `notReadable` counts the others. The `ETag` names every "
-    "listed cluster's generation, not the ages.",
+    "`ageSeconds`, `syncedAt` and `inferenceServices` counted by outcome (rules §21), from the "
+    "stored catalog, cached per generation; `notReadable` counts the others. The `ETag` names "
+    "the rules version, `notReadable` and every listed cluster's uid, generation and last "
+    "sync, not the ages.",
     parameters=("IfNoneMatch",),
     answers={
         200: answer(

@@ -15,7 +15,7 @@ from app.rendering.encode import to_json
 from app.schemas.rank_answers import HealthSchema, ReadinessSchema
 from app.store import StoreError
 from app.version import __version__
-from config.settings import DRAINING_ENVIRON_KEY
+from config.settings import DRAINING_ENVIRON_KEY, OPS_LISTENER_ENVIRON_KEY
 
 bp = Blueprint("operations", __name__)
 
@@ -95,8 +95,14 @@ def metrics() -> Response:
 
 def _domain() -> DomainFigures:
     """The domain's gauges (rules §21): every stored catalog, whoever may read it (the metrics
-    are the operator's: docs/operations.md). A store that does not answer leaves the catalogs'
-    out; ``ome_ranker_store_up`` says why."""
+    are the operator's: docs/operations.md), where /metrics is the operator's alone: on the
+    operations listener, or with access control off. On the API's listener with tokens in force
+    anyone who reaches the API reaches /metrics, and a cluster a token may not read is never
+    named (rules §17 *Access*): the version alone. A store that does not answer leaves the
+    catalogs' out; ``ome_ranker_store_up`` says why."""
+    open_access = current_app.config.get("AUTH_MODE") == "none"
+    if not open_access and not request.environ.get(OPS_LISTENER_ENVIRON_KEY):
+        return DomainFigures(__version__)
     # Without the cache (an app whose cache failed to start) nothing is counted: a scrape
     # recounting every catalog each time would cost what the cache is there to save.
     cache = current_app.extensions.get(EXTENSION_NAME)

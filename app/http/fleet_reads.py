@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,7 +35,7 @@ from app.rendering.payloads import JSON_MIME, Answer
 from app.selection import RULES_VERSION
 from app.selection.outcome_counts import OUTCOMES, OutcomeCounts, outcome_counts, planned_work
 from app.selection.values import DeadlinePassed
-from app.store import CatalogDocuments, ClusterInfo, Generation
+from app.store import CatalogDocuments, ClusterInfo, Generation, StoreError
 
 from . import cached, deadline
 from .catalog_reads import answer_key
@@ -43,6 +44,8 @@ from .limits import MAX_RUNTIME_CHECKS, check_runtimes, limit_exceeded
 if TYPE_CHECKING:
     from app.auth import Token
     from app.store import CatalogStore
+
+log = logging.getLogger("app.catalog")
 
 # What the counts are, in their cache key (beside the cluster's uid and generation).
 QUESTION = ["outcomes"]
@@ -210,8 +213,8 @@ def bounded_outcomes(
     cluster with its counts, cached ones as found; the others are computed, in order, while
     their summed work stays within the request's bound and its deadline has not passed. One
     that does not fit has no counts in this answer (None): the next request starts where this
-    one stopped, since the computed ones are cached by then. Without a cache (``session``
-    None), none is counted."""
+    one stopped, since the computed ones are cached by then; one whose catalog cannot be read
+    has none either. Without a cache (``session`` None), none is counted."""
     if session is None:
         return [(info, None) for info in infos]
     budget = current_app.config[MAX_RUNTIME_CHECKS[0]]
@@ -230,6 +233,10 @@ def bounded_outcomes(
                         info, counts = found.info, found.counts
             except errors.LimitExceeded:
                 pass  # more runtimes than one ranking may read: never counted
+            except StoreError as failure:
+                # One catalog that cannot be read (damaged, or the store failing on it) leaves
+                # its own counts out, not the list or the scrape: the others are answered.
+                log.warning("counts of cluster %s not read: %s", info.name, failure)
             except (errors.DeadlineExceeded, DeadlinePassed):
                 late = True
         scraped.append((info, counts))

@@ -66,7 +66,12 @@ from gunicorn.util import parse_address
 from gunicorn.workers.gthread import ThreadWorker
 
 from app.errors import ApiError, DeadlineExceeded, RequestTimeout, error_body
-from config.settings import DEADLINE_MARGIN_SECONDS, DRAINING_ENVIRON_KEY, ServerSettings
+from config.settings import (
+    DEADLINE_MARGIN_SECONDS,
+    DRAINING_ENVIRON_KEY,
+    OPS_LISTENER_ENVIRON_KEY,
+    ServerSettings,
+)
 
 from .buffer import Readiness
 from .client_loop import OPS_CONNECTIONS, ConnectionReading, peer_of
@@ -152,6 +157,8 @@ class RankerWorker(ConnectionReading, ThreadWorker):
         def with_worker_state(environ, start_response):
             environ[DRAINING_ENVIRON_KEY] = self.draining_until is not None
             response = getattr(start_response, "__self__", None)  # gunicorn's Response
+            listener = getattr(getattr(response, "req", None), "ome_listener", None)
+            environ[OPS_LISTENER_ENVIRON_KEY] = listener == "ops"
             refused = _listener_refusal(response, environ.get("PATH_INFO", ""))
             if refused is not None:
                 start_response("404 NOT FOUND", refused)

@@ -5,6 +5,7 @@ selections and lint, the ETag and its 304, gzip, ages, and the bound on the work
 from __future__ import annotations
 
 import gzip
+import sqlite3
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
@@ -13,6 +14,7 @@ import yaml
 
 from app.catalog import get_store
 from app.version import __version__
+from config.settings import OPS_LISTENER_ENVIRON_KEY
 from tests.api.support import metric_samples, value
 from tests.builders import entry, isvc_doc, model_doc, runtime_doc, token_file
 from tests.ome_docs.support import load_cases
@@ -372,3 +374,37 @@ def test_a_sync_that_changes_nothing_is_seen_in_the_fleet(fleet, fleet_app):
     moved = after.get_json()["clusters"][0]
     assert (moved["generation"], moved["updatedAt"]) == (a["generation"], a["updatedAt"])
     assert a["syncedAt"] is not None and moved["syncedAt"] == "2031-05-04T00:00:00.000Z"
+
+
+def test_metrics_name_clusters_only_where_they_are_the_operators(fleet):
+    """With tokens in force, /metrics on the API's listener (no operations listener, or a
+    request the worker did not mark as the operations listener's) names no cluster: anyone who
+    reaches the API reaches it. Through the operations listener every catalog's series are
+    there (rules §17 *Access*, docs/operations.md)."""
+    anonymous = fleet.get("/metrics").get_data(as_text=True)
+    assert "ome_ranker_build_info" in anonymous
+    assert "cluster=" not in anonymous
+    operator = fleet.get("/metrics", environ_overrides={OPS_LISTENER_ENVIRON_KEY: True})
+    named = operator.get_data(as_text=True)
+    for cluster in ("a", "b", "c", "d"):
+        assert f'ome_ranker_catalog_updated_timestamp_seconds{{cluster="{cluster}"}}' in named
+
+
+def test_one_damaged_catalog_leaves_only_its_own_counts_out(make_app, tmp_path):
+    """A catalog whose documents do not decode: GET /v1/clusters and the metrics answer the
+    others, its counts null and its series of counts absent (the review's reproduction)."""
+    path = tmp_path / "damaged.sqlite3"
+    client = make_app(STORE_PATH=str(path)).test_client()
+    for cluster in ("a", "b", "c"):
+        client.put(f"/v1/clusters/{cluster}", json={})
+        client.put(f"/v1/clusters/{cluster}/objects", data=SEED_YAML, headers=YAML)
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE objects SET document = 'garbage{' WHERE cluster = 'b'")
+    listed = client.get("/v1/clusters")
+    assert listed.status_code == 200, listed.get_data(as_text=True)
+    counts = {each["name"]: each["inferenceServices"] for each in listed.get_json()["clusters"]}
+    assert counts["b"] is None and counts["a"] is not None and counts["c"] is not None
+    samples = metric_samples(client)
+    assert outcome_samples(samples, "b") == {}
+    assert outcome_samples(samples, "a") and outcome_samples(samples, "c")
+    assert value(samples, "ome_ranker_catalog_updated_timestamp_seconds", cluster="b") > 0

@@ -120,10 +120,14 @@ def test_each_alert_fires_on_what_it_is_about_and_not_before(tmp_path: Path):
                         '{cluster="east",outcome="noRuntime",pod="a"}',
                         "values": "0x40 2x40",
                     },
-                    {
-                        "series": 'ome_ranker_selection_changes_total{cluster="east",pod="a"}',
-                        "values": "0x30 3x30",
-                    },
+                    *(
+                        {
+                            "series": "ome_ranker_selection_changes_total"
+                            f'{{cluster="east",pod="{pod}"}}',
+                            "values": "0x30 3x30",
+                        }
+                        for pod in ("a", "b")  # every pod reads the same count from the store
+                    ),
                 ],
                 "alert_rule_test": [
                     {"eval_time": "14m", "alertname": "OmeRankerCatalogStale", "exp_alerts": []},

@@ -16,6 +16,7 @@ import json
 import socket
 import threading
 import time
+import uuid
 
 import pytest
 
@@ -215,3 +216,31 @@ def test_an_anonymous_long_body_that_waited_for_a_thread_is_answered_busy(start_
     error = reply.error()
     assert error["code"] == "DeadlineExceeded"
     assert "every thread that may read a long body was busy" in error["message"]
+
+
+@pytest.mark.parametrize("operations_listener", [True, False])
+def test_clusters_are_named_in_metrics_only_to_the_operator(
+    start_service, tmp_path, operations_listener
+):
+    """With tokens in force, the per-cluster series are on the operations listener's /metrics;
+    without one, /metrics stays on the API's listener for whoever reaches it and names no
+    cluster (rules §17 *Access*)."""
+    tokens = token_file(
+        tmp_path / "metrics-tokens.yaml", {"name": "admin", "secret": "admin-s", "write": ["*"]}
+    )
+    ops_port = free_port()
+    settings = {"OME_RANKER_AUTH": "token", "OME_RANKER_TOKENS_FILE": tokens}
+    if operations_listener:
+        settings["OME_RANKER_OPS_BIND"] = f"127.0.0.1:{ops_port}"
+    service = start_service(**settings)
+    admin = {"Authorization": "Bearer admin-s", "Content-Type": "application/json"}
+    cluster = f"secret-{uuid.uuid4().hex[:12]}"  # the store may be a shared Redis
+    assert service.request("PUT", f"/v1/clusters/{cluster}", b"{}", admin)[0] == 201
+    try:
+        port = ops_port if operations_listener else None
+        status, _, text = service.request("GET", "/metrics", port=port)
+        assert status == 200 and b"ome_ranker_build_info" in text
+        assert (f'cluster="{cluster}"'.encode() in text) is operations_listener
+        assert (b"cluster=" in text) is operations_listener
+    finally:
+        service.request("DELETE", f"/v1/clusters/{cluster}", headers=admin)
