@@ -159,7 +159,7 @@ class RankerWorker(ConnectionReading, ThreadWorker):
             response = getattr(start_response, "__self__", None)  # gunicorn's Response
             listener = getattr(getattr(response, "req", None), "ome_listener", None)
             environ[OPS_LISTENER_ENVIRON_KEY] = listener == "ops"
-            refused = _listener_refusal(response, environ.get("PATH_INFO", ""))
+            refused = _listener_refusal(listener, environ.get("PATH_INFO", ""))
             if refused is not None:
                 start_response("404 NOT FOUND", refused)
                 return [_NOT_HERE]
@@ -480,12 +480,12 @@ def _unread_body(req) -> int | None:
 _NOT_HERE = error_body("NotFound", "The requested URL was not found on the server.")
 
 
-def _listener_refusal(response, path: str) -> list[tuple[str, str]] | None:
-    """The headers of a 404 for a path that the request's listener does not serve: anything
-    but the operations endpoints on the operations listener, and /metrics on the API's once
-    the operations listener exists (rules §17 "Safe to share": metrics are not for anyone who
-    can reach the API). None: the application answers."""
-    listener = getattr(getattr(response, "req", None), "ome_listener", None)
+def _listener_refusal(listener: str | None, path: str) -> list[tuple[str, str]] | None:
+    """The headers of a 404 for a path that the request's listener (``"ops"``, ``"api"``, or
+    None without an operations listener) does not serve: anything but the operations endpoints
+    on the operations listener, and /metrics on the API's once the operations listener exists
+    (rules §17 "Safe to share": metrics are not for anyone who can reach the API). None: the
+    application answers."""
     served = path in OPS_PATHS if listener == "ops" else path != "/metrics" or listener is None
     if served:
         return None
