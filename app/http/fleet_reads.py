@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from flask import current_app
 
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from app.store import CatalogStore
 
 log = logging.getLogger("app.catalog")
+T = TypeVar("T")
 
 # What the counts are, in their cache key (beside the cluster's uid and generation).
 QUESTION = ["outcomes"]
@@ -178,9 +179,12 @@ def age_seconds(info: ClusterInfo, now: datetime) -> int:
 def readable_clusters(store: CatalogStore, token: Token) -> tuple[list[ClusterInfo], int]:
     """The clusters ``token`` may read, by name, and how many others there are (rules §17
     *Access*: counted, never named)."""
-    infos = store.list_infos()
-    readable = [info for info in infos if token.can_read(info.name)]
-    return readable, len(infos) - len(readable)
+    return _readable(store.list_infos(), lambda info: info.name, token)
+
+
+def _readable(found: list[T], name: Callable[[T], str], token: Token) -> tuple[list[T], int]:
+    readable = [each for each in found if token.can_read(name(each))]
+    return readable, len(found) - len(readable)
 
 
 def fleet_etag(infos: Iterable[ClusterInfo], not_readable: int, synced: Mapping[str, str]) -> str:
@@ -194,9 +198,7 @@ def fleet_etag(infos: Iterable[ClusterInfo], not_readable: int, synced: Mapping[
 
 def readable_generations(store: CatalogStore, token: Token) -> tuple[list[Generation], int]:
     """``readable_clusters`` as a fleet's poll needs it: the generations alone."""
-    found = store.list_generations()
-    readable = [each for each in found if token.can_read(each[0])]
-    return readable, len(found) - len(readable)
+    return _readable(store.list_generations(), lambda generation: generation[0], token)
 
 
 def generations_etag(generations: Iterable[Generation], not_readable: int) -> str:

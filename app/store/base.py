@@ -171,14 +171,10 @@ class CatalogStore(ABC):
     def list_infos(self) -> list[ClusterInfo]:
         """Every cluster, in name order."""
 
+    @abstractmethod
     def list_generations(self) -> list[Generation]:
         """Every cluster's name, uid, generation and last sync, in name order: what a fleet's
         tag depends on, without decoding the rest of its info (a fleet's poll reads only this)."""
-        synced = self.sync_times()
-        return [
-            (info.name, info.uid, info.generation, synced.get(info.name))
-            for info in self.list_infos()
-        ]
 
     @abstractmethod
     def delete_cluster(self, cluster: str, if_match: Condition = None) -> bool:
