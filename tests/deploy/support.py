@@ -73,11 +73,17 @@ SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 
 def kubectl() -> str:
-    path = shutil.which("kubectl")
+    return installed("kubectl", "(.ci/run installs it): cannot render deploy/")
+
+
+def installed(tool: str, why: str) -> str:
+    """The path of ``tool``; without it the test is skipped, or failed under CI=true (the
+    message: ``<tool> is not installed <why>``)."""
+    path = shutil.which(tool)
     if path is None:
         if os.environ.get("CI") == "true":
-            pytest.fail("kubectl is not installed (.ci/run installs it): cannot render deploy/")
-        pytest.skip("kubectl is not installed")
+            pytest.fail(f"{tool} is not installed {why}")
+        pytest.skip(f"{tool} is not installed")
     return path
 
 

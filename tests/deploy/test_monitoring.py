@@ -6,9 +6,7 @@ service exports (docs/operations.md "Alerts")."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,7 +14,7 @@ import pytest
 import yaml
 
 from app.metrics import CatalogFigures, DomainFigures, ServiceMetrics
-from tests.deploy.support import NAMESPACE, find, one, render
+from tests.deploy.support import NAMESPACE, find, installed, one, render
 
 pytestmark = pytest.mark.kubectl
 
@@ -25,12 +23,7 @@ SYNC_PERIOD = 300  # deploy/kubernetes/sync/cronjob.yaml: every 5 minutes
 
 
 def promtool() -> str:
-    path = shutil.which("promtool")
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("promtool is not installed (.ci/run installs Debian's prometheus)")
-        pytest.skip("promtool is not installed")
-    return path
+    return installed("promtool", "(.ci/run installs Debian's prometheus)")
 
 
 def rule_groups() -> dict:
