@@ -14,15 +14,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-from app import create_app
-from config.settings import TestConfig
-
-from .fleet_impact import _fleet
+from .fleet_impact import fleet_client, store_fleet
 
 BATCH = 100
 
@@ -32,12 +27,8 @@ def _median_us(samples: list[float]) -> float:
 
 
 def run(clusters: int, services: int, samples: int) -> dict[str, float]:
-    settings = TestConfig()
-    settings.STORE_PATH = str(Path(tempfile.mkdtemp(prefix="ome-ranker-bench-")) / "c.sqlite3")
-    settings.REQUEST_DEADLINE_SECONDS = None
-    settings.MAX_RUNTIME_CHECKS = 10**9
-    client = create_app(settings).test_client()
-    _fleet(client, clusters, 100, services, 50)
+    client = fleet_client()
+    store_fleet(client, clusters, 100, services, 50)
     first = client.get("/v1/fleet")  # counts every cluster once: cached from here on
     assert first.status_code == 200, first.get_data()[:300]
     tag = first.headers["ETag"]
