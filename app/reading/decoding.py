@@ -67,7 +67,13 @@ def json_depth(raw: bytes) -> int:
     """
     if b"\\" in raw:  # a memchr: most bodies have no escapes, and each replace is a whole pass
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
-    brackets = _QUOTED.sub(b"", raw.translate(None, _NOT_QUOTE_OR_BRACKET).replace(b'""', b""))
+    quotes_and_brackets = raw.translate(None, _NOT_QUOTE_OR_BRACKET)
+    brackets = quotes_and_brackets.translate(None, b'"')
+    if 2 * quotes_and_brackets.count(b'""') != len(quotes_and_brackets) - len(brackets):
+        # Some run of quotes between two brackets is odd, so a string holds a bracket (where
+        # no string does, every run is whole strings and whole gaps between them, each two
+        # quotes, and the count of adjacent pairs is half the quotes): drop the strings.
+        brackets = _QUOTED.sub(b"", quotes_and_brackets.replace(b'""', b""))
     # The brackets nest properly (valid JSON), so their kind does not matter: as `[` and `]`
     # only, each replace of `[]` takes out every innermost pair, and a body of depth d is empty
     # after d of them. Manifests are ~10 deep: ten C-level passes instead of a running sum over

@@ -13,6 +13,8 @@ import threading
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.http.memory import EXTENSION, MemoryBudget
 from app.reading import sizing
@@ -50,6 +52,26 @@ def test_a_yaml_body_counts_where_nodes_can_begin():
     nodes = 3 + 2 + 1 + 1 + 1 + 1 + 8  # \n \n\n ... : : - , [ and the bracket again, plus 8
     assert sizing.yaml_nodes_ceiling(raw) == nodes
     assert sizing.yaml_memory(raw) == 2 * len(raw) + 384 * nodes + 4096
+
+
+# Bodies where the counted bytes are dense, words overlap ("kindkind", "kinkind") and brackets
+# sit among the other structural bytes.
+_SIZING_BYTES = st.lists(
+    st.sampled_from([b"kind", b"kin", b"d", b"{", b"[", b",", b":", b"\n", b"\t", b"-", b"?", b"x"])
+    | st.binary(max_size=4)
+).map(b"".join)
+
+
+@given(_SIZING_BYTES)
+def test_the_sizing_counts_each_counted_byte_and_word_once(raw):
+    """The passes are combined for speed: each total is still the plain count of its bytes."""
+    words = raw.count(b"kind")
+    values = sum(raw.count(byte) for byte in (b"{", b"[", b",", b":")) + 1
+    assert sizing.json_memory(raw) == 2 * len(raw) + 64 * values + 4096 * words
+    nodes = sum(raw.count(bytes([byte])) for byte in b"\n\t-:?,[{")
+    nodes += raw.count(b"[") + raw.count(b"{") + 8
+    assert sizing.yaml_nodes_ceiling(raw) == nodes
+    assert sizing.yaml_memory(raw) == 2 * len(raw) + 384 * nodes + 4096 * words
 
 
 def test_the_same_values_weigh_more_as_yaml_than_as_json():

@@ -124,6 +124,13 @@ def test_json_brackets_inside_strings_do_not_count_towards_depth():
     assert decode_json_body(json.dumps(body).encode()) == body
 
 
+def test_json_closing_brackets_inside_strings_cannot_hide_depth():
+    """Counted as brackets, these strings would take the depth back below the bound."""
+    body = '{"s": ["]]]]]]", "}}}}"], "d": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}"
+    malformed(decode_json_body, body.encode(), "nested deeper than 200 levels")
+    assert json_depth(body.replace('"]]]]]]", "}}}}"', '""').encode()) == MAX_DEPTH + 1
+
+
 @pytest.mark.parametrize(
     "raw",
     [b"[" * 100_000, b'{"a": ' * 100_000, b"[" * 100_000 + b"]" * 100_000],
