@@ -64,7 +64,7 @@ _ASCII_BUT_DEL = bytes(range(0x7F))
 # A float under 1e-4 is the one number orjson writes otherwise: ``0.00001`` and ``1.6e-7`` where
 # the stdlib writes ``1e-05`` and ``1.6e-07``. Every such float shows one of these (the stdlib's
 # own exponents start ``e-0`` or have two digits; an exponent follows a digit); a string that
-# shows one costs the slow path (a name such as ``mistral-large-2`` does not). The digit before
+# shows one costs the slow path (a runtime name such as ``granite-3-1-8b`` does not). The digit before
 # is looked behind, so that the search still starts from the literal ``e-``.
 _SMALL_FLOAT = re.compile(rb"e-[1-9](?<=[0-9]e-[1-9])")
 _MAX_ODD_CHARACTERS = 16  # distinct characters to escape one by one; more: the stdlib's pass

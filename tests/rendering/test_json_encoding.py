@@ -39,7 +39,7 @@ def test_any_json_value_encodes_as_the_stdlib_does(value):
         [1e-5, -1.6e-7, 9.999999999999999e-05, 1e-4, 0.0001, 5e-324, 1e16, 1e22, -0.0],
         [2**63, 2**64, -(2**63) - 1, 10**30],
         ["runtime-1e-5", "0.0000 in a string"],  # look like small floats: the slow path
-        ["mistral-large-2", "e-5", "le-1e-9", 1e-5],  # names that do not, beside one that is
+        ["granite-3-1-8b", "e-5", "le-1e-9", 1e-5],  # names that do not, beside one that is
         (1, (2, 3)),
     ],
 )
