@@ -3,6 +3,7 @@ character in text (rules §17 "Names are Kubernetes names": text answers)."""
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -64,19 +65,31 @@ _ASCII_BUT_DEL = bytes(range(0x7F))
 # A float under 1e-4 is the one number orjson writes otherwise: ``0.00001`` and ``1.6e-7`` where
 # the stdlib writes ``1e-05`` and ``1.6e-07``. Every such float shows one of these (the stdlib's
 # own exponents start ``e-0`` or have two digits; an exponent follows a digit); a string that
-# shows one costs the slow path (a runtime name such as ``granite-3-1-8b`` does not). The digit before
+# shows one costs the slow path (a runtime name such as ``granite-3-1-8b`` does not). The digit
 # is looked behind, so that the search still starts from the literal ``e-``.
 _SMALL_FLOAT = re.compile(rb"e-[1-9](?<=[0-9]e-[1-9])")
-_MAX_ODD_CHARACTERS = 16  # distinct characters to escape one by one; more: the stdlib's pass
+# Non-ASCII bytes escaped through the codec below, one call of it per run of them; more: the
+# stdlib's pass, whose cost does not grow with them.
+_MAX_ODD_BYTES = 4096
+_ESCAPES_HANDLER = "ome-ranker-json-ascii"
 
 
-def _escaped(character: str) -> bytes:
+def _escaped(character: str) -> str:
     """``character`` as ``json.dumps(ensure_ascii=True)`` writes it in a string."""
     code = ord(character)
     if code < 0x10000:
-        return b"\\u%04x" % code
+        return f"\\u{code:04x}"
     code -= 0x10000
-    return b"\\u%04x\\u%04x" % (0xD800 | code >> 10, 0xDC00 | code & 0x3FF)
+    return f"\\u{0xD800 | code >> 10:04x}\\u{0xDC00 | code & 0x3FF:04x}"
+
+
+def _escaped_run(error: UnicodeError) -> tuple[str, int]:
+    """The ASCII codec's error handler: the run of characters it cannot write, escaped."""
+    assert isinstance(error, UnicodeEncodeError)
+    return "".join(map(_escaped, error.object[error.start : error.end])), error.end
+
+
+codecs.register_error(_ESCAPES_HANDLER, _escaped_run)
 
 
 def to_json(body: Any) -> bytes:
@@ -84,8 +97,8 @@ def to_json(body: Any) -> bytes:
     separators=(",", ":"))`` gives, in less of its time.
 
     orjson encodes; what it writes differently is put right or sent to the stdlib: non-ASCII
-    characters and DEL are replaced by their escapes (UTF-8 is self-synchronising, so a
-    character's bytes only ever match that character), and a body with a float under 1e-4, an
+    characters are escaped by the ASCII codec's error handler, DEL by a replace (UTF-8 is
+    self-synchronising, so its byte only ever stands for it), and a body with a float under 1e-4, an
     integer past 64 bits, a lone surrogate or a key that is not a string takes the stdlib's
     path. Answers hold JSON values only (validation refuses NaN and infinity).
     """
@@ -95,12 +108,12 @@ def to_json(body: Any) -> bytes:
         return _stdlib_json(body)
     if b"0.0000" in out or _SMALL_FLOAT.search(out):
         return _stdlib_json(body)
-    if not out.isascii() or b"\x7f" in out:
-        odd = set(out.translate(None, _ASCII_BUT_DEL).decode())
-        if len(odd) > _MAX_ODD_CHARACTERS:
+    if not out.isascii():
+        if len(out.translate(None, _ASCII_BUT_DEL)) > _MAX_ODD_BYTES:
             return _stdlib_json(body)
-        for character in odd:
-            out = out.replace(character.encode(), _escaped(character))
+        out = out.decode().encode("ascii", _ESCAPES_HANDLER)
+    if b"\x7f" in out:  # ASCII, so not the codec's
+        out = out.replace(b"\x7f", b"\\u007f")
     return out
 
 

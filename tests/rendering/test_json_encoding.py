@@ -33,7 +33,10 @@ def test_any_json_value_encodes_as_the_stdlib_does(value):
         "\\é",  # an escaped backslash next to an escape
         "\\xe9 \\U0001f600",  # what an escape would look like, written out
         "\ud800 \udfff",
-        "".join(chr(0xA0 + i) for i in range(40)),  # many distinct: the stdlib's pass
+        "".join(chr(0xA0 + i) for i in range(40)),  # many distinct, in one run
+        ["é\x7f×", "\x7f", "a\x7fé😀b"],  # DEL beside what the codec escapes
+        ["é" * 2048, "×"],  # more non-ASCII bytes than the codec takes: the stdlib's pass
+        ["é" * 2047, "😀" * 1000, "a é b"],  # runs of every length, up to the bound
         {"é": ["×", {"😀": "e-5"}]},
         {1: "a", None: "b", 2.5: "c"},  # keys the stdlib writes as strings
         [1e-5, -1.6e-7, 9.999999999999999e-05, 1e-4, 0.0001, 5e-324, 1e16, 1e22, -0.0],
