@@ -4,6 +4,7 @@ what blocks them (way_out.py puts them together for a runtime)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..ranking import (
@@ -137,10 +138,23 @@ _FRAMEWORK_LABELS = (LABEL_FRAMEWORK_NAME, LABEL_FRAMEWORK_VERSION, LABEL_FRAMEW
 def entry_fixes(model: Model, entry: Entry, provider: str, at: int | None = None) -> list[Fix]:
     """What makes ``entry`` match ``model`` (§3.1), in the order of §3.2's parts; ``at``: the
     entry's index, which its changes name (None: no index)."""
+    return _rare_fixes(model, entry, provider, at) + _field_fixes(model, entry, at)
+
+
+def _rare_fixes(model: Model, entry: Entry, provider: str, at: int | None) -> list[Fix]:
+    """The fixes of the parts few models or entries have: a sharded model's cache provider
+    and the entry's diffusion pipeline."""
     fixes = _provider(model, entry, provider, LABEL_PROVIDER, at) if model.is_sharded else []
     if entry.diffusion is not None and diffusion_mismatch(model.diffusion, entry.diffusion):
         # The entry's pipeline requirement goes: an entry without one matches any model (§12).
         fixes.append(Change(LABEL_DIFFUSION, DIFFUSION, None, at))
+    return fixes
+
+
+def _field_fixes(model: Model, entry: Entry, at: int | None) -> list[Fix]:
+    """The fixes of the fields every entry has: architecture, quantization, format and
+    framework, which ``FieldFixes`` tells apart by ``field_state``."""
+    fixes: list[Fix] = []
     if entry.architecture != model.architecture:
         fixes.append(Change(LABEL_ARCHITECTURE, ARCHITECTURE, model.architecture, at))
     if entry.quantization != model.quantization:
@@ -148,6 +162,73 @@ def entry_fixes(model: Model, entry: Entry, provider: str, at: int | None = None
     fixes += _reference(_FORMAT_LABELS, FORMAT, model_format(model), entry.format, True, at)
     fixes += _reference(_FRAMEWORK_LABELS, FRAMEWORK, model.framework, entry.framework, True, at)
     return fixes
+
+
+RefState = tuple[bool, bool, bool, str | None] | bool | None
+
+
+def _ref_state(model: ModelRef | None, entry: EntryRef | None) -> RefState:
+    """All that ``_reference`` (strict) reads of ``entry``, given the model's reference: None
+    for no entry reference, True for one the model has none of; else whether the names
+    differ, whether the entry's version is absent, whether the versions match, the
+    operator."""
+    if entry is None:
+        return None
+    if model is None:
+        return True
+    version, have, operator = model.version, entry.version, entry.operator
+    matched = version is not None and have is not None and versions_match(version, have, operator)
+    return entry.name != model.name, have is None, matched, operator
+
+
+@dataclass(frozen=True, slots=True)
+class EntryFixes:
+    """``entry_fixes`` of one entry, and what a way out reads of them."""
+
+    fixes: tuple[Fix, ...]
+    blocker: Blocker | None  # the first, if any
+    changes: tuple[Change, ...]  # the fixes, when none is a blocker
+
+    @classmethod
+    def of(cls, fixes: Sequence[Fix]) -> EntryFixes:
+        blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
+        changes = tuple(fix for fix in fixes if isinstance(fix, Change))
+        return cls(tuple(fixes), blocker, changes)
+
+    @property
+    def count(self) -> tuple[bool, int]:
+        """(blocked, how many fixes): what tells entries' fixes apart."""
+        return self.blocker is not None, len(self.fixes)
+
+
+class FieldFixes:
+    """``entry_fixes`` for one model and configured provider, as ``EntryFixes``, made once per
+    distinct state of what they read (``_ref_state``, whether the architecture and the
+    quantization differ, the entry's index): entries that each have their own versions still
+    share a handful of states, and so the same fixes (the values held are shared: callers
+    only read them)."""
+
+    def __init__(self, model: Model, provider: str):
+        self.model, self.provider = model, provider
+        self.format = model_format(model)
+        self._made: dict[tuple[object, ...], EntryFixes] = {}
+
+    def __call__(self, entry: Entry, at: int | None) -> EntryFixes:
+        model = self.model
+        key = (
+            at,
+            entry.architecture != model.architecture,
+            entry.quantization != model.quantization,
+            _ref_state(self.format, entry.format),
+            _ref_state(model.framework, entry.framework),
+        )
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = EntryFixes.of(_field_fixes(model, entry, at))
+        if not model.is_sharded and entry.diffusion is None:
+            return found
+        rare = _rare_fixes(model, entry, self.provider, at)
+        return EntryFixes.of(rare + list(found.fixes)) if rare else found
 
 
 def score_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:

@@ -33,7 +33,6 @@ from ..ranking import (
     Ranking,
     RuntimeChecks,
     RuntimeRow,
-    match_key,
     name_key,
     score_key,
     valid_mode,
@@ -49,7 +48,7 @@ from .changes import (
     SIZE_MIN,
     Change,
 )
-from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
+from .entry_fixes import Blocker, EntryFixes, FieldFixes, Fix, score_fixes
 from .fix_counts import FixCounts
 
 # A row's way out costs more than its advice (bench/README.md § "Figures behind the code"): a
@@ -134,6 +133,8 @@ class _EntryMemo:
         self.scores_once_matched = counts.scores_once_matched
         self.matched_score_fixes = counts.matched_score_fixes
         self._runtime_fixes: dict[tuple[object, ...], RuntimeFixes] = {}
+        # entry_fixes of entry ``index``, its changes naming it
+        self.fixes = FieldFixes(checks.model, checks.provider)
 
     def runtime_fixes(self, checks: RuntimeChecks, runtime: Runtime) -> RuntimeFixes:
         """``_runtime_fixes`` and ``_size_fixes``, once per distinct value of the fields they
@@ -153,11 +154,6 @@ class _EntryMemo:
                 tuple(_size_fixes(checks, runtime)),
             )
         return found
-
-    def fixes(self, entry: Entry, index: int) -> list[Fix]:
-        """``entry_fixes`` of entry ``index``, its changes naming it."""
-        key = match_key(entry)
-        return self.memo.cached("fixes", key and (*key, index), entry_fixes, entry, index)
 
     def score_fixes(self, entry: Entry) -> list[Fix]:
         return self.memo.cached("score_fixes", score_key(entry), score_fixes, entry)
@@ -279,25 +275,40 @@ class _Eligibility:
         return changes
 
 
-Plan = tuple[list[Change], list[Change]] | str
+Plan = tuple[Sequence[Change], list[Change]] | str
 
 
-def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, list[Fix]]:
+# Up to this many entries, a runtime's floors are read in their order, each compared with the
+# best found, rather than sorted first: sorting them costs more than it spares.
+FEW_ENTRIES = 8
+
+
+def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFixes]:
     """The entry with the fewest ``entry_fixes`` (the first of equals), and them. The entry
     of the lowest floor is worked out whole (it is the one most often chosen); the others
-    only counted, while their floor could still beat the best."""
+    only counted, while their floor could still beat the best. (A few entries are covered by
+    the deadline checks of the rows; more are checked.)"""
     fix_floor, fix_rest = memo.fix_floor, memo.fix_rest
-    floors = sorted([(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))])
-    index = floors[0][1]
+    few = len(entries) <= FEW_ENTRIES
+    floors = [
+        (fix_floor(e), i) for i, e in enumerate(entries if few else checked(entries, every=64))
+    ]
+    if not few:
+        floors.sort()
+    index = min(floors)[1] if few else floors[0][1]
     fixes = memo.fixes(entries[index], index)
 
     def exact(floor: tuple[bool, int], other: int) -> tuple[bool, int]:
         rest_blocked, rest = fix_rest(entries[other])
         return floor[0] or rest_blocked, floor[1] + rest
 
-    seed = ((any(isinstance(fix, Blocker) for fix in fixes), len(fixes)), index)
-    best = _least(floors[1:], exact, seed)
-    assert best is not None  # seeded
+    best = (fixes.count, index)
+    if few:
+        for floor in floors:
+            if floor < best and floor[1] != index:
+                best = min(best, (exact(*floor), floor[1]))
+    else:
+        best = _least(floors[1:], exact, best) or best
     if best[1] == index:
         return index, fixes
     return best[1], memo.fixes(entries[best[1]], best[1])
@@ -315,12 +326,14 @@ def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[st
         if first is not None:
             return "", ([], _Eligibility(memo, entries).changes(first))
     index, fixes = (0, memo.fixes(entries[0], 0)) if len(entries) == 1 else _fewest(memo, entries)
-    label = fixes[0].check
-    blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
-    if blocker is not None:
-        return label, blocker.why
-    changes = [fix for fix in fixes if isinstance(fix, Change)]  # no Blocker: none is there
-    return label, (changes, _Eligibility(memo, entries).changes(index, index))
+    label = fixes.fixes[0].check
+    if fixes.blocker is not None:
+        return label, fixes.blocker.why
+    entry = entries[index]
+    if entry.auto_select is True and memo.scores_once_matched(entry):
+        # What ``_Eligibility.changes`` finds first: the changed entry scores, selectable.
+        return label, (fixes.changes, [])
+    return label, (fixes.changes, _Eligibility(memo, entries).changes(index, index))
 
 
 def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
