@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from ..ranking import (
     LABEL_ARCHITECTURE,
@@ -153,14 +154,20 @@ def _rare_fixes(model: Model, entry: Entry, provider: str, at: int | None) -> li
 
 def _field_fixes(model: Model, entry: Entry, at: int | None) -> list[Fix]:
     """The fixes of the fields every entry has: architecture, quantization, format and
-    framework, which ``FieldFixes`` tells apart by ``field_state``."""
+    framework, which ``FieldFixes`` tells apart by their state."""
+    fixes = _name_fixes(model, entry, at)
+    fixes += _reference(_FORMAT_LABELS, FORMAT, model_format(model), entry.format, True, at)
+    fixes += _reference(_FRAMEWORK_LABELS, FRAMEWORK, model.framework, entry.framework, True, at)
+    return fixes
+
+
+def _name_fixes(model: Model, entry: Entry, at: int | None) -> list[Fix]:
+    """Architecture and quantization: the model's own."""
     fixes: list[Fix] = []
     if entry.architecture != model.architecture:
         fixes.append(Change(LABEL_ARCHITECTURE, ARCHITECTURE, model.architecture, at))
     if entry.quantization != model.quantization:
         fixes.append(Change(LABEL_QUANTIZATION, QUANTIZATION, model.quantization, at))
-    fixes += _reference(_FORMAT_LABELS, FORMAT, model_format(model), entry.format, True, at)
-    fixes += _reference(_FRAMEWORK_LABELS, FRAMEWORK, model.framework, entry.framework, True, at)
     return fixes
 
 
@@ -204,31 +211,56 @@ class EntryFixes:
 class FieldFixes:
     """``entry_fixes`` for one model and configured provider, as ``EntryFixes``, made once per
     distinct state of what they read (``_ref_state``, whether the architecture and the
-    quantization differ, the entry's index): entries that each have their own versions still
-    share a handful of states, and so the same fixes (the values held are shared: callers
-    only read them)."""
+    quantization differ, the entry's index), and the format's and framework's fixes once per
+    state of each: entries that each have their own versions still share a handful of
+    states, and so the same fixes (the values held are shared: callers only read them)."""
 
     def __init__(self, model: Model, provider: str):
         self.model, self.provider = model, provider
-        self.format = model_format(model)
+        self._refs = (
+            (_FORMAT_LABELS, FORMAT, model_format(model)),
+            (_FRAMEWORK_LABELS, FRAMEWORK, model.framework),
+        )
         self._made: dict[tuple[object, ...], EntryFixes] = {}
+        # (format or framework, index, state): the reference's fixes, whether one blocks
+        self._parts: dict[tuple[int, int | None, RefState], tuple[tuple[Fix, ...], bool]] = {}
 
     def __call__(self, entry: Entry, at: int | None) -> EntryFixes:
         model = self.model
+        states = (
+            _ref_state(self._refs[0][2], entry.format),
+            _ref_state(model.framework, entry.framework),
+        )
         key = (
             at,
             entry.architecture != model.architecture,
             entry.quantization != model.quantization,
-            _ref_state(self.format, entry.format),
-            _ref_state(model.framework, entry.framework),
+            states,
         )
         found = self._made.get(key)
         if found is None:
-            found = self._made[key] = EntryFixes.of(_field_fixes(model, entry, at))
+            found = self._made[key] = self._make(entry, at, states)
         if not model.is_sharded and entry.diffusion is None:
             return found
         rare = _rare_fixes(model, entry, self.provider, at)
         return EntryFixes.of(rare + list(found.fixes)) if rare else found
+
+    def _make(self, entry: Entry, at: int | None, states: tuple[RefState, RefState]) -> EntryFixes:
+        fixes, blocked = _name_fixes(self.model, entry, at), False
+        for which, state in enumerate(states):
+            key = (which, at, state)
+            part = self._parts.get(key)
+            if part is None:
+                labels, what, model = self._refs[which]
+                ref = entry.framework if which else entry.format
+                made = tuple(_reference(labels, what, model, ref, True, at))
+                part = self._parts[key] = made, any(isinstance(fix, Blocker) for fix in made)
+            fixes += part[0]
+            blocked = blocked or part[1]
+        if blocked:
+            return EntryFixes.of(fixes)
+        made = tuple(fixes)
+        return EntryFixes(made, None, cast(tuple[Change, ...], made))  # no Blocker: all Changes
 
 
 def score_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:
