@@ -284,34 +284,34 @@ FEW_ENTRIES = 8
 
 
 def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFixes]:
-    """The entry with the fewest ``entry_fixes`` (the first of equals), and them. The entry
-    of the lowest floor is worked out whole (it is the one most often chosen); the others
-    only counted, while their floor could still beat the best. (A few entries are covered by
-    the deadline checks of the rows; more are checked.)"""
+    """The entry with the fewest ``entry_fixes`` (the first of equals), and them. The entries
+    are counted, not made: each only while its floor could still beat the best; of many, in
+    the order of their floors (checked for the deadline: a few are covered by the rows')."""
     fix_floor, fix_rest = memo.fix_floor, memo.fix_rest
-    few = len(entries) <= FEW_ENTRIES
-    floors = [
-        (fix_floor(e), i) for i, e in enumerate(entries if few else checked(entries, every=64))
-    ]
-    if not few:
-        floors.sort()
-    index = min(floors)[1] if few else floors[0][1]
-    fixes = memo.fixes(entries[index], index)
+    if len(entries) <= FEW_ENTRIES:
+        best, index = (True, 0), -1
+        for other, entry in enumerate(entries):
+            floor = fix_floor(entry)
+            if index >= 0 and floor >= best:
+                continue
+            blocked, rest = fix_rest(entry)
+            found = (floor[0] or blocked, floor[1] + rest)
+            if index < 0 or found < best:
+                best, index = found, other
+        return index, memo.fixes(entries[index], index)
 
     def exact(floor: tuple[bool, int], other: int) -> tuple[bool, int]:
         rest_blocked, rest = fix_rest(entries[other])
         return floor[0] or rest_blocked, floor[1] + rest
 
-    best = (fixes.count, index)
-    if few:
-        for floor in floors:
-            if floor < best and floor[1] != index:
-                best = min(best, (exact(*floor), floor[1]))
-    else:
-        best = _least(floors[1:], exact, best) or best
-    if best[1] == index:
+    floors = [(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))]
+    floors.sort()
+    index = floors[0][1]
+    fixes = memo.fixes(entries[index], index)
+    least = _least(floors[1:], exact, (fixes.count, index))
+    if least is None or least[1] == index:
         return index, fixes
-    return best[1], memo.fixes(entries[best[1]], best[1])
+    return least[1], memo.fixes(entries[least[1]], least[1])
 
 
 def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[str, Plan]:
