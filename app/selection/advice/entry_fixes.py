@@ -25,7 +25,16 @@ from ..ranking import (
     model_format,
     supports_cache_provider,
 )
-from ..values import GREATER_THAN, Entry, EntryRef, Model, ModelRef, parse_version, versions_match
+from ..values import (
+    GREATER_THAN,
+    Entry,
+    EntryRef,
+    Model,
+    ModelRef,
+    parse_version,
+    quick_init,
+    versions_match,
+)
 from .changes import (
     ARCHITECTURE,
     CACHE_PROVIDERS,
@@ -188,6 +197,7 @@ def _ref_state(model: ModelRef | None, entry: EntryRef | None) -> RefState:
     return entry.name != model.name, have is None, matched, operator
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class EntryFixes:
     """``entry_fixes`` of one entry, and what a way out reads of them."""
@@ -195,17 +205,13 @@ class EntryFixes:
     fixes: tuple[Fix, ...]
     blocker: Blocker | None  # the first, if any
     changes: tuple[Change, ...]  # the fixes, when none is a blocker
+    count: tuple[bool, int]  # (blocked, how many fixes): what tells entries' fixes apart
 
     @classmethod
     def of(cls, fixes: Sequence[Fix]) -> EntryFixes:
         blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
         changes = tuple(fix for fix in fixes if isinstance(fix, Change))
-        return cls(tuple(fixes), blocker, changes)
-
-    @property
-    def count(self) -> tuple[bool, int]:
-        """(blocked, how many fixes): what tells entries' fixes apart."""
-        return self.blocker is not None, len(self.fixes)
+        return cls(tuple(fixes), blocker, changes, (blocker is not None, len(fixes)))
 
 
 class FieldFixes:
@@ -216,7 +222,7 @@ class FieldFixes:
     states, and so the same fixes (the values held are shared: callers only read them)."""
 
     def __init__(self, model: Model, provider: str):
-        self.model, self.provider = model, provider
+        self.model, self.provider, self.sharded = model, provider, model.is_sharded
         self._refs = (
             (_FORMAT_LABELS, FORMAT, model_format(model)),
             (_FRAMEWORK_LABELS, FRAMEWORK, model.framework),
@@ -240,7 +246,7 @@ class FieldFixes:
         found = self._made.get(key)
         if found is None:
             found = self._made[key] = self._make(entry, at, states)
-        if not model.is_sharded and entry.diffusion is None:
+        if not self.sharded and entry.diffusion is None:
             return found
         rare = _rare_fixes(model, entry, self.provider, at)
         return EntryFixes.of(rare + list(found.fixes)) if rare else found
@@ -260,7 +266,8 @@ class FieldFixes:
         if blocked:
             return EntryFixes.of(fixes)
         made = tuple(fixes)
-        return EntryFixes(made, None, cast(tuple[Change, ...], made))  # no Blocker: all Changes
+        changes = cast(tuple[Change, ...], made)  # no Blocker: all Changes
+        return EntryFixes(made, None, changes, (False, len(made)))
 
 
 def score_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:

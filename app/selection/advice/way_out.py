@@ -10,7 +10,7 @@ equals, the entry that comes first. docs/behaviours.md says what else is chosen 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -54,6 +54,10 @@ from .fix_counts import FixCounts
 # A row's way out costs more than its advice (bench/README.md § "Figures behind the code"): a
 # deadline check every 8 rows.
 ROWS_PER_CHECK = 8
+# Up to this many entries, a runtime's entries are read in their order, each compared with the
+# best found, rather than sorted by their floors first (sorting them costs more than it spares),
+# and without deadline checks of their own: the rows' cover them.
+FEW_ENTRIES = 8
 
 NO_ENTRIES = (
     "the runtime has no supportedModelFormats entry to change: only a new entry for this "
@@ -206,14 +210,19 @@ class _Eligibility:
             self._has_autoselect = any(entry.auto_select is True for entry in self.entries)
         return self._has_autoselect
 
+    def _entries(self) -> Iterable[Entry]:
+        """The entries, checked for the deadline when there are more than a few (a few are
+        covered by the checks of the rows)."""
+        entries = self.entries
+        return entries if len(entries) <= FEW_ENTRIES else checked(entries, every=64)
+
     def _scores_elsewhere(self, index: int | None) -> bool:
         """Whether an entry other than ``index``, not opted out, scores above 0."""
         score = self.memo.score
-        return any(
-            score(entry) > 0
-            for other, entry in enumerate(checked(self.entries, every=64))
-            if other != index and entry.auto_select is not False
-        )
+        for other, entry in enumerate(self._entries()):
+            if other != index and entry.auto_select is not False and score(entry) > 0:
+                return True
+        return False
 
     def _needs_autoselect(self, entry: Entry) -> bool:
         return entry.auto_select is False or (
@@ -241,8 +250,9 @@ class _Eligibility:
         """The entry with the cheapest way to a positive score: ``index`` at the cost ``own``
         (None: no entry changed), or another entry, made as it is."""
         floors = []
-        for other, entry in enumerate(checked(self.entries, every=64)):
-            floor = self.memo.score_fix_floor(entry)
+        score_fix_floor = self.memo.score_fix_floor
+        for other, entry in enumerate(self._entries()):
+            floor = score_fix_floor(entry)
             if other != index and floor is not None:
                 floors.append(((floor + self._needs_autoselect(entry),), other))
         seed = None if own is None or index is None else (own, index)
@@ -278,27 +288,24 @@ class _Eligibility:
 Plan = tuple[Sequence[Change], list[Change]] | str
 
 
-# Up to this many entries, a runtime's floors are read in their order, each compared with the
-# best found, rather than sorted first: sorting them costs more than it spares.
-FEW_ENTRIES = 8
-
-
 def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFixes]:
-    """The entry with the fewest ``entry_fixes`` (the first of equals), and them. The entries
-    are counted, not made: each only while its floor could still beat the best; of many, in
-    the order of their floors (checked for the deadline: a few are covered by the rows')."""
+    """The entry with the fewest ``entry_fixes`` (the first of equals), and them, each entry
+    taken only while its floor could still beat the best. A few entries in their order, each
+    taken made (``FieldFixes`` shares the fixes of a state: making them costs no more than
+    counting); many in the order of their floors, counted, only the chosen one's made, and
+    checked for the deadline (a few are covered by the checks of the rows)."""
     fix_floor, fix_rest = memo.fix_floor, memo.fix_rest
     if len(entries) <= FEW_ENTRIES:
-        best, index = (True, 0), -1
-        for other, entry in enumerate(entries):
-            floor = fix_floor(entry)
-            if index >= 0 and floor >= best:
+        fixes = memo.fixes(entries[0], 0)
+        best, index = fixes.count, 0
+        for other in range(1, len(entries)):
+            entry = entries[other]
+            if fix_floor(entry) >= best:
                 continue
-            blocked, rest = fix_rest(entry)
-            found = (floor[0] or blocked, floor[1] + rest)
-            if index < 0 or found < best:
-                best, index = found, other
-        return index, memo.fixes(entries[index], index)
+            found = memo.fixes(entry, other)
+            if found.count < best:
+                best, index, fixes = found.count, other, found
+        return index, fixes
 
     def exact(floor: tuple[bool, int], other: int) -> tuple[bool, int]:
         rest_blocked, rest = fix_rest(entries[other])
@@ -325,7 +332,7 @@ def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[st
         first = next((i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)), None)
         if first is not None:
             return "", ([], _Eligibility(memo, entries).changes(first))
-    index, fixes = (0, memo.fixes(entries[0], 0)) if len(entries) == 1 else _fewest(memo, entries)
+    index, fixes = _fewest(memo, entries)
     label = fixes.fixes[0].check
     if fixes.blocker is not None:
         return label, fixes.blocker.why
