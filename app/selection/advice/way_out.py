@@ -218,9 +218,12 @@ class _Eligibility:
 
     def _scores_elsewhere(self, index: int | None) -> bool:
         """Whether an entry other than ``index``, not opted out, scores above 0."""
-        score = self.memo.score
+        score, floor = self.memo.score, self.memo.score_fix_floor
+        # An entry that needs a score fix at least (a floor above 0, or a blocker) scores 0.
         for other, entry in enumerate(self._entries()):
-            if other != index and entry.auto_select is not False and score(entry) > 0:
+            if other == index or entry.auto_select is False or floor(entry) != 0:
+                continue
+            if score(entry) > 0:
                 return True
         return False
 

@@ -50,6 +50,9 @@ def _assert_counts_hold(body: dict) -> None:
             # Matching, the changed entry needs no score fix but its weight's.
             assert score_fixes(model, changed, provider) == counts.matched_score_fixes(item), item
         score_exact = _blocked_and_count(score_fixes(model, item, provider))
+        if entry_score(model, item, provider) > 0:
+            # No fix, and a floor of 0: a way out reads the score only of an entry at 0.
+            assert score_exact == (False, 0) and counts.score_floor(item) == 0, item
         score_floor = counts.score_floor(item)
         if score_exact[0]:
             assert score_floor is None and counts.score_count(item) is None, item
