@@ -180,21 +180,22 @@ def _name_fixes(model: Model, entry: Entry, at: int | None) -> list[Fix]:
     return fixes
 
 
-RefState = tuple[bool, bool, bool, str | None] | bool | None
+RefState = tuple[bool, bool, bool | None] | bool | None
 
 
 def _ref_state(model: ModelRef | None, entry: EntryRef | None) -> RefState:
     """All that ``_reference`` (strict) reads of ``entry``, given the model's reference: None
     for no entry reference, True for one the model has none of; else whether the names
-    differ, whether the entry's version is absent, whether the versions match, the
-    operator."""
+    differ, whether the entry's version is absent, and whether its version needs the one
+    of ``version_accepting`` for ``GreaterThan``, matches, or needs the model's own."""
     if entry is None:
         return None
     if model is None:
         return True
     version, have, operator = model.version, entry.version, entry.operator
-    matched = version is not None and have is not None and versions_match(version, have, operator)
-    return entry.name != model.name, have is None, matched, operator
+    if version is not None and have is not None and versions_match(version, have, operator):
+        return entry.name != model.name, False, None
+    return entry.name != model.name, have is None, operator == GREATER_THAN
 
 
 @quick_init

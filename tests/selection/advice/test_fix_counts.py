@@ -127,9 +127,9 @@ def test_fixes_shared_by_the_state_of_an_entry_are_its_own_fixes(body):
 
 
 def test_entries_of_one_state_share_their_fixes_and_others_do_not():
-    """Two entries whose versions differ from the model's and each other's share one state
-    (names, versions, operator alike): the same fixes; another operator, another version
-    missing, another name, or a version that matches, each makes fixes of its own."""
+    """Entries whose versions differ from the model's and each other's share one state
+    (names alike, operators other than GreaterThan): the same fixes; GreaterThan, another
+    version missing, another name, or a version that matches, each makes fixes of its own."""
     variants = [
         entry(format_version="2.0.0", framework_version="4.40.0"),
         entry(format_version="3.0.0", framework_version="4.41.0"),
@@ -143,6 +143,7 @@ def test_entries_of_one_state_share_their_fixes_and_others_do_not():
         entry(format_name=None, framework=None),
         entry(diffusionPipeline={"className": "FluxPipeline"}),
         entry(modelCacheProviders=["local"]),
+        entry(format_version="2.5.0", framework_version="4.42.0", operator="Equal"),
     ]
     runtimes = [runtime_doc(f"r{i}", item) for i, item in enumerate(variants)]
     for model in (
@@ -156,5 +157,5 @@ def test_entries_of_one_state_share_their_fixes_and_others_do_not():
     request = load_rank_request(rank_body(model_doc(), *runtimes), {})
     shared = FieldFixes(request.model, "")
     made = [shared(runtime.entries[0], 0) for runtime in request.runtimes]
-    assert made[0] is made[1]
+    assert made[0] is made[1] is made[-1]  # Equal or no operator: the model's own version
     assert len({id(fixes) for fixes in made[1:9]}) == 8
