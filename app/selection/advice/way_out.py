@@ -292,11 +292,12 @@ Plan = tuple[Sequence[Change], list[Change]] | str
 
 
 def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFixes]:
-    """The entry with the fewest ``entry_fixes`` (the first of equals), and them, each entry
-    taken only while its floor could still beat the best. A few entries in their order, each
-    taken made (``FieldFixes`` shares the fixes of a state: making them costs no more than
-    counting); many in the order of their floors, counted, only the chosen one's made, and
-    checked for the deadline (a few are covered by the checks of the rows)."""
+    """The entry with the fewest ``entry_fixes`` (the first of equals), and them; an entry is
+    looked at only while its floor could still beat the best. A few entries: in their order,
+    each one's fixes made at once (``FieldFixes`` shares them between entries of one state,
+    so making them costs what counting them would). Many: in the order of their floors, each
+    counted and only the chosen one's fixes made, with deadline checks (the rows' checks cover
+    a few entries)."""
     fix_floor, fix_rest = memo.fix_floor, memo.fix_rest
     if len(entries) <= FEW_ENTRIES:
         fixes = memo.fixes(entries[0], 0)
