@@ -4,7 +4,9 @@ what blocks them (way_out.py puts them together for a runtime)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from ..ranking import (
     LABEL_ARCHITECTURE,
@@ -23,7 +25,16 @@ from ..ranking import (
     model_format,
     supports_cache_provider,
 )
-from ..values import GREATER_THAN, Entry, EntryRef, Model, ModelRef, parse_version, versions_match
+from ..values import (
+    GREATER_THAN,
+    Entry,
+    EntryRef,
+    Model,
+    ModelRef,
+    parse_version,
+    quick_init,
+    versions_match,
+)
 from .changes import (
     ARCHITECTURE,
     CACHE_PROVIDERS,
@@ -137,17 +148,127 @@ _FRAMEWORK_LABELS = (LABEL_FRAMEWORK_NAME, LABEL_FRAMEWORK_VERSION, LABEL_FRAMEW
 def entry_fixes(model: Model, entry: Entry, provider: str, at: int | None = None) -> list[Fix]:
     """What makes ``entry`` match ``model`` (§3.1), in the order of §3.2's parts; ``at``: the
     entry's index, which its changes name (None: no index)."""
+    return _rare_fixes(model, entry, provider, at) + _field_fixes(model, entry, at)
+
+
+def _rare_fixes(model: Model, entry: Entry, provider: str, at: int | None) -> list[Fix]:
+    """The fixes of the parts few models or entries have: a sharded model's cache provider
+    and the entry's diffusion pipeline."""
     fixes = _provider(model, entry, provider, LABEL_PROVIDER, at) if model.is_sharded else []
     if entry.diffusion is not None and diffusion_mismatch(model.diffusion, entry.diffusion):
         # The entry's pipeline requirement goes: an entry without one matches any model (§12).
         fixes.append(Change(LABEL_DIFFUSION, DIFFUSION, None, at))
+    return fixes
+
+
+def _field_fixes(model: Model, entry: Entry, at: int | None) -> list[Fix]:
+    """The fixes of the fields every entry has: architecture, quantization, format and
+    framework, which ``FieldFixes`` tells apart by their state."""
+    fixes = _name_fixes(model, entry, at)
+    fixes += _reference(_FORMAT_LABELS, FORMAT, model_format(model), entry.format, True, at)
+    fixes += _reference(_FRAMEWORK_LABELS, FRAMEWORK, model.framework, entry.framework, True, at)
+    return fixes
+
+
+def _name_fixes(model: Model, entry: Entry, at: int | None) -> list[Fix]:
+    """Architecture and quantization: the model's own."""
+    fixes: list[Fix] = []
     if entry.architecture != model.architecture:
         fixes.append(Change(LABEL_ARCHITECTURE, ARCHITECTURE, model.architecture, at))
     if entry.quantization != model.quantization:
         fixes.append(Change(LABEL_QUANTIZATION, QUANTIZATION, model.quantization, at))
-    fixes += _reference(_FORMAT_LABELS, FORMAT, model_format(model), entry.format, True, at)
-    fixes += _reference(_FRAMEWORK_LABELS, FRAMEWORK, model.framework, entry.framework, True, at)
     return fixes
+
+
+RefState = tuple[bool, bool, bool | None] | bool | None
+
+
+def _ref_state(model: ModelRef | None, entry: EntryRef | None) -> RefState:
+    """All that ``_reference`` (strict) reads of ``entry``, given the model's reference: None
+    for no entry reference, True for one the model has none of; else whether the names
+    differ, whether the entry's version is absent, and whether its version needs the one
+    of ``version_accepting`` for ``GreaterThan``, matches, or needs the model's own."""
+    if entry is None:
+        return None
+    if model is None:
+        return True
+    version, have, operator = model.version, entry.version, entry.operator
+    if version is not None and have is not None and versions_match(version, have, operator):
+        return entry.name != model.name, False, None
+    return entry.name != model.name, have is None, operator == GREATER_THAN
+
+
+@quick_init
+@dataclass(frozen=True, slots=True)
+class EntryFixes:
+    """``entry_fixes`` of one entry, and what a way out reads of them."""
+
+    fixes: tuple[Fix, ...]
+    blocker: Blocker | None  # the first, if any
+    changes: tuple[Change, ...]  # the fixes, when none is a blocker
+    count: tuple[bool, int]  # (blocked, how many fixes): what tells entries' fixes apart
+
+    @classmethod
+    def of(cls, fixes: Sequence[Fix]) -> EntryFixes:
+        blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
+        changes = tuple(fix for fix in fixes if isinstance(fix, Change))
+        return cls(tuple(fixes), blocker, changes, (blocker is not None, len(fixes)))
+
+
+class FieldFixes:
+    """``entry_fixes`` for one model and configured provider, as ``EntryFixes``, made once per
+    distinct state of what they read (``_ref_state``, whether the architecture and the
+    quantization differ, the entry's index), and the format's and framework's fixes once per
+    state of each: entries that each have their own versions still share a handful of
+    states, and so the same fixes (the values held are shared: callers only read them)."""
+
+    def __init__(self, model: Model, provider: str):
+        self.model, self.provider, self.sharded = model, provider, model.is_sharded
+        self._refs = (
+            (_FORMAT_LABELS, FORMAT, model_format(model)),
+            (_FRAMEWORK_LABELS, FRAMEWORK, model.framework),
+        )
+        self._made: dict[tuple[object, ...], EntryFixes] = {}
+        # (format or framework, index, state): the reference's fixes, whether one blocks
+        self._parts: dict[tuple[int, int | None, RefState], tuple[tuple[Fix, ...], bool]] = {}
+
+    def __call__(self, entry: Entry, at: int | None) -> EntryFixes:
+        model = self.model
+        states = (
+            _ref_state(self._refs[0][2], entry.format),
+            _ref_state(model.framework, entry.framework),
+        )
+        key = (
+            at,
+            entry.architecture != model.architecture,
+            entry.quantization != model.quantization,
+            states,
+        )
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = self._make(entry, at, states)
+        if not self.sharded and entry.diffusion is None:
+            return found
+        rare = _rare_fixes(model, entry, self.provider, at)
+        return EntryFixes.of(rare + list(found.fixes)) if rare else found
+
+    def _make(self, entry: Entry, at: int | None, states: tuple[RefState, RefState]) -> EntryFixes:
+        fixes, blocked = _name_fixes(self.model, entry, at), False
+        for which, state in enumerate(states):
+            key = (which, at, state)
+            part = self._parts.get(key)
+            if part is None:
+                labels, what, model = self._refs[which]
+                ref = entry.framework if which else entry.format
+                made = tuple(_reference(labels, what, model, ref, True, at))
+                part = self._parts[key] = made, any(isinstance(fix, Blocker) for fix in made)
+            fixes += part[0]
+            blocked = blocked or part[1]
+        if blocked:
+            return EntryFixes.of(fixes)
+        made = tuple(fixes)
+        changes = cast(tuple[Change, ...], made)  # no Blocker: all Changes
+        return EntryFixes(made, None, changes, (False, len(made)))
 
 
 def score_fixes(model: Model, entry: Entry, provider: str) -> list[Fix]:

@@ -10,7 +10,7 @@ equals, the entry that comes first. docs/behaviours.md says what else is chosen 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -33,7 +33,6 @@ from ..ranking import (
     Ranking,
     RuntimeChecks,
     RuntimeRow,
-    match_key,
     name_key,
     score_key,
     valid_mode,
@@ -49,12 +48,16 @@ from .changes import (
     SIZE_MIN,
     Change,
 )
-from .entry_fixes import Blocker, Fix, entry_fixes, score_fixes
+from .entry_fixes import Blocker, EntryFixes, FieldFixes, Fix, score_fixes
 from .fix_counts import FixCounts
 
 # A row's way out costs more than its advice (bench/README.md § "Figures behind the code"): a
 # deadline check every 8 rows.
 ROWS_PER_CHECK = 8
+# Up to this many entries, a runtime's entries are read in their order, each compared with the
+# best found, rather than sorted by their floors first (sorting them costs more than it spares),
+# and without deadline checks of their own: the rows' cover them.
+FEW_ENTRIES = 8
 
 NO_ENTRIES = (
     "the runtime has no supportedModelFormats entry to change: only a new entry for this "
@@ -134,6 +137,8 @@ class _EntryMemo:
         self.scores_once_matched = counts.scores_once_matched
         self.matched_score_fixes = counts.matched_score_fixes
         self._runtime_fixes: dict[tuple[object, ...], RuntimeFixes] = {}
+        # entry_fixes of entry ``index``, its changes naming it
+        self.fixes = FieldFixes(checks.model, checks.provider)
 
     def runtime_fixes(self, checks: RuntimeChecks, runtime: Runtime) -> RuntimeFixes:
         """``_runtime_fixes`` and ``_size_fixes``, once per distinct value of the fields they
@@ -153,11 +158,6 @@ class _EntryMemo:
                 tuple(_size_fixes(checks, runtime)),
             )
         return found
-
-    def fixes(self, entry: Entry, index: int) -> list[Fix]:
-        """``entry_fixes`` of entry ``index``, its changes naming it."""
-        key = match_key(entry)
-        return self.memo.cached("fixes", key and (*key, index), entry_fixes, entry, index)
 
     def score_fixes(self, entry: Entry) -> list[Fix]:
         return self.memo.cached("score_fixes", score_key(entry), score_fixes, entry)
@@ -210,14 +210,22 @@ class _Eligibility:
             self._has_autoselect = any(entry.auto_select is True for entry in self.entries)
         return self._has_autoselect
 
+    def _entries(self) -> Iterable[Entry]:
+        """The entries, checked for the deadline when there are more than a few (a few are
+        covered by the checks of the rows)."""
+        entries = self.entries
+        return entries if len(entries) <= FEW_ENTRIES else checked(entries, every=64)
+
     def _scores_elsewhere(self, index: int | None) -> bool:
         """Whether an entry other than ``index``, not opted out, scores above 0."""
-        score = self.memo.score
-        return any(
-            score(entry) > 0
-            for other, entry in enumerate(checked(self.entries, every=64))
-            if other != index and entry.auto_select is not False
-        )
+        score, floor = self.memo.score, self.memo.score_fix_floor
+        # An entry that needs a score fix at least (a floor above 0, or a blocker) scores 0.
+        for other, entry in enumerate(self._entries()):
+            if other == index or entry.auto_select is False or floor(entry) != 0:
+                continue
+            if score(entry) > 0:
+                return True
+        return False
 
     def _needs_autoselect(self, entry: Entry) -> bool:
         return entry.auto_select is False or (
@@ -245,8 +253,9 @@ class _Eligibility:
         """The entry with the cheapest way to a positive score: ``index`` at the cost ``own``
         (None: no entry changed), or another entry, made as it is."""
         floors = []
-        for other, entry in enumerate(checked(self.entries, every=64)):
-            floor = self.memo.score_fix_floor(entry)
+        score_fix_floor = self.memo.score_fix_floor
+        for other, entry in enumerate(self._entries()):
+            floor = score_fix_floor(entry)
             if other != index and floor is not None:
                 floors.append(((floor + self._needs_autoselect(entry),), other))
         seed = None if own is None or index is None else (own, index)
@@ -279,28 +288,41 @@ class _Eligibility:
         return changes
 
 
-Plan = tuple[list[Change], list[Change]] | str
+Plan = tuple[Sequence[Change], list[Change]] | str
 
 
-def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, list[Fix]]:
-    """The entry with the fewest ``entry_fixes`` (the first of equals), and them. The entry
-    of the lowest floor is worked out whole (it is the one most often chosen); the others
-    only counted, while their floor could still beat the best."""
+def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFixes]:
+    """The entry with the fewest ``entry_fixes`` (the first of equals), and them; an entry is
+    looked at only while its floor could still beat the best. A few entries: in their order,
+    each one's fixes made at once (``FieldFixes`` shares them between entries of one state,
+    so making them costs what counting them would). Many: in the order of their floors, each
+    counted and only the chosen one's fixes made, with deadline checks (the rows' checks cover
+    a few entries)."""
     fix_floor, fix_rest = memo.fix_floor, memo.fix_rest
-    floors = sorted([(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))])
-    index = floors[0][1]
-    fixes = memo.fixes(entries[index], index)
+    if len(entries) <= FEW_ENTRIES:
+        fixes = memo.fixes(entries[0], 0)
+        best, index = fixes.count, 0
+        for other in range(1, len(entries)):
+            entry = entries[other]
+            if fix_floor(entry) >= best:
+                continue
+            found = memo.fixes(entry, other)
+            if found.count < best:
+                best, index, fixes = found.count, other, found
+        return index, fixes
 
     def exact(floor: tuple[bool, int], other: int) -> tuple[bool, int]:
         rest_blocked, rest = fix_rest(entries[other])
         return floor[0] or rest_blocked, floor[1] + rest
 
-    seed = ((any(isinstance(fix, Blocker) for fix in fixes), len(fixes)), index)
-    best = _least(floors[1:], exact, seed)
-    assert best is not None  # seeded
-    if best[1] == index:
+    floors = [(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))]
+    floors.sort()
+    index = floors[0][1]
+    fixes = memo.fixes(entries[index], index)
+    least = _least(floors[1:], exact, (fixes.count, index))
+    if least is None or least[1] == index:
         return index, fixes
-    return best[1], memo.fixes(entries[best[1]], best[1])
+    return least[1], memo.fixes(entries[least[1]], least[1])
 
 
 def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[str, Plan]:
@@ -314,13 +336,15 @@ def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[st
         first = next((i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)), None)
         if first is not None:
             return "", ([], _Eligibility(memo, entries).changes(first))
-    index, fixes = (0, memo.fixes(entries[0], 0)) if len(entries) == 1 else _fewest(memo, entries)
-    label = fixes[0].check
-    blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
-    if blocker is not None:
-        return label, blocker.why
-    changes = [fix for fix in fixes if isinstance(fix, Change)]  # no Blocker: none is there
-    return label, (changes, _Eligibility(memo, entries).changes(index, index))
+    index, fixes = _fewest(memo, entries)
+    label = fixes.fixes[0].check
+    if fixes.blocker is not None:
+        return label, fixes.blocker.why
+    entry = entries[index]
+    if entry.auto_select is True and memo.scores_once_matched(entry):
+        # What ``_Eligibility.changes`` finds first: the changed entry scores, selectable.
+        return label, (fixes.changes, [])
+    return label, (fixes.changes, _Eligibility(memo, entries).changes(index, index))
 
 
 def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:

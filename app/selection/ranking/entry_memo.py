@@ -25,7 +25,7 @@ Key = tuple[object, ...]
 
 
 def match_key(entry: Entry) -> Key | None:
-    """What ``entry_matches``, ``entry_mismatch`` and a way out's entry fixes read."""
+    """What ``entry_matches`` and ``entry_mismatch`` read."""
     if entry.diffusion is not None:
         return None
     return (

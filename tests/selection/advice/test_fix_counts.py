@@ -9,7 +9,13 @@ from hypothesis import given, settings
 
 from app.schemas.requests import load_rank_request
 from app.selection.advice.changes import Change, apply_to_entry
-from app.selection.advice.entry_fixes import Blocker, entry_fixes, score_fixes
+from app.selection.advice.entry_fixes import (
+    Blocker,
+    EntryFixes,
+    FieldFixes,
+    entry_fixes,
+    score_fixes,
+)
 from app.selection.advice.fix_counts import FixCounts
 from app.selection.ranking import configured_provider, entry_score
 from tests.builders import entry, model_doc, rank_body, runtime_doc
@@ -44,6 +50,9 @@ def _assert_counts_hold(body: dict) -> None:
             # Matching, the changed entry needs no score fix but its weight's.
             assert score_fixes(model, changed, provider) == counts.matched_score_fixes(item), item
         score_exact = _blocked_and_count(score_fixes(model, item, provider))
+        if entry_score(model, item, provider) > 0:
+            # No fix, and a floor of 0: a way out reads the score only of an entry at 0.
+            assert score_exact == (False, 0) and counts.score_floor(item) == 0, item
         score_floor = counts.score_floor(item)
         if score_exact[0]:
             assert score_floor is None and counts.score_count(item) is None, item
@@ -88,3 +97,65 @@ def test_the_counts_at_the_edges_of_versions_and_weights():
         runtimes = [runtime_doc(f"r{i}", item) for i, item in enumerate(variants)]
         for provider in ({}, {"modelCacheProvider": "fleet"}):
             _assert_counts_hold(rank_body(model, *runtimes, **provider))
+
+
+def _assert_shared_fixes_agree(body: dict) -> None:
+    """Every entry of the request through one ``FieldFixes``, at its own index and at one
+    further on: the same fixes as ``entry_fixes`` of that entry alone, though entries whose
+    fields differ share the fixes of the same state."""
+    request = load_rank_request(body, {})
+    provider = configured_provider(request.model_cache_provider)
+    shared = FieldFixes(request.model, provider)
+    for runtime in request.runtimes:
+        for at, item in enumerate(runtime.entries):
+            for index in (at, at + 2):
+                fixes = entry_fixes(request.model, item, provider, index)
+                made = shared(item, index)
+                assert made == EntryFixes.of(fixes), item
+                assert made.fixes == tuple(fixes), item
+                assert made.count == _blocked_and_count(fixes), item
+                blocker = next((fix for fix in fixes if isinstance(fix, Blocker)), None)
+                assert made.blocker == blocker, item
+                if blocker is None:
+                    assert made.changes == tuple(fixes), item
+
+
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
+@given(requests())
+def test_fixes_shared_by_the_state_of_an_entry_are_its_own_fixes(body):
+    _assert_shared_fixes_agree(body)
+
+
+def test_entries_of_one_state_share_their_fixes_and_others_do_not():
+    """Entries whose versions differ from the model's and each other's share one state
+    (names alike, operators other than GreaterThan): the same fixes; GreaterThan, another
+    version missing, another name, or a version that matches, each makes fixes of its own."""
+    variants = [
+        entry(format_version="2.0.0", framework_version="4.40.0"),
+        entry(format_version="3.0.0", framework_version="4.41.0"),
+        entry(format_version="3.0.0", framework_version="4.41.0", operator="GreaterThan"),
+        entry(format_version=None, framework_version="4.41.0"),
+        entry(format_version=None, framework_version="4.41.0", operator="GreaterThan"),
+        entry(format_name="onnx", format_version="3.0.0", framework_version="4.41.0"),
+        entry(format_version="3.0.0"),
+        entry(format_version="3.0.0", architecture="Other", quantization="fp8"),
+        entry(framework=None, framework_version=None),
+        entry(format_name=None, framework=None),
+        entry(diffusionPipeline={"className": "FluxPipeline"}),
+        entry(modelCacheProviders=["local"]),
+        entry(format_version="2.5.0", framework_version="4.42.0", operator="Equal"),
+    ]
+    runtimes = [runtime_doc(f"r{i}", item) for i, item in enumerate(variants)]
+    for model in (
+        model_doc(),
+        model_doc(format_version="bad.."),
+        model_doc(framework=None, framework_version=None, distribution="Sharded"),
+        model_doc(format_version=None, framework_version=None),
+    ):
+        for provider in ({}, {"modelCacheProvider": "fleet"}):
+            _assert_shared_fixes_agree(rank_body(model, *runtimes, **provider))
+    request = load_rank_request(rank_body(model_doc(), *runtimes), {})
+    shared = FieldFixes(request.model, "")
+    made = [shared(runtime.entries[0], 0) for runtime in request.runtimes]
+    assert made[0] is made[1] is made[-1]  # Equal or no operator: the model's own version
+    assert len({id(fixes) for fixes in made[1:9]}) == 8

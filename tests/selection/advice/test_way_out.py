@@ -14,7 +14,7 @@ from app.selection.advice.entry_fixes import version_accepting
 from app.selection.advice.row_advice import best_entry
 from app.selection.advice.way_out import way_out
 from app.selection.prediction import Prediction, rank_and_place
-from app.selection.ranking import RuntimeChecks, rank_runtimes
+from app.selection.ranking import CHECK_FORMAT, RuntimeChecks, rank_runtimes
 from app.selection.values import versions_match
 from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 from tests.selection.advice.builders import requests
@@ -351,3 +351,42 @@ def test_the_shared_memo_tells_apart_entries_that_differ_in_any_field_it_reads()
                 model_doc(distribution="Sharded"), *runtimes, modelCacheProvider="fleet"
             )
             _assert_the_shared_memo_changes_nothing(body)
+
+
+@settings(deadline=None)
+@given(requests())
+def test_few_entries_read_in_order_choose_as_sorted_floors_do(body):
+    """A runtime of few entries compares their floors in order, not sorted (way_out.py
+    ``FEW_ENTRIES``): the same ways out as every runtime's floors sorted."""
+    from app.selection.advice import way_out as module
+
+    few = way_outs(rank_runtimes(load_rank_request(body, {})))
+    original = module.FEW_ENTRIES
+    module.FEW_ENTRIES = 0
+    try:
+        assert way_outs(rank_runtimes(load_rank_request(body, {}))) == few
+    finally:
+        module.FEW_ENTRIES = original
+
+
+@settings(deadline=None)
+@given(requests())
+def test_a_changed_entry_that_scores_needs_what_checks_6_and_7_find(body):
+    """The changes of checks 6 and 7 in a way out that changes an entry: what
+    ``_Eligibility.changes`` finds, also where the changed entry is taken at once (selectable,
+    it scores once changed)."""
+    from app.selection.advice import way_out as module
+
+    ranking = rank_runtimes(load_rank_request(body, {}))
+    if ranking.checks is None:
+        return
+    memo = module._EntryMemo(ranking.checks)
+    for row in ranking.rows:
+        entries = row.runtime.entries
+        if row.compatible or row.failed_check != CHECK_FORMAT or not entries:
+            continue
+        plan = module._entry_plan(memo, row.runtime, True)
+        if isinstance(plan[1], str):
+            continue
+        index = module._fewest(memo, entries)[0] if len(entries) > 1 else 0
+        assert plan[1][1] == module._Eligibility(memo, entries).changes(index, index)
