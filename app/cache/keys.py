@@ -4,8 +4,8 @@ Two keyspaces hold the same kind of value (a framed, rendered answer):
 
 ``<prefix>rank:v<rules>:<sha256>``
     keyed by the *inputs*: a canonical encoding of the validated ``RankRequest``, so requests that
-    differ only in what selection ignores (container images, labels, key order, runtime order)
-    share the entry.
+    differ only in what selection ignores (container images, labels, key order, runtime order,
+    the spec of another namespace's ServingRuntime) share the entry.
 ``<prefix>req:v<rules>:<sha256>``
     keyed by the *raw request* (body bytes, content type, query parameters), so a repeated
     request is answered for the price of a hash and a GET, before any decoding or validation.
@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from app.selection import RULES_VERSION
-from app.selection.ranking import runtime_identity, target_namespace
+from app.selection.ranking import is_candidate, runtime_identity, target_namespace
 from app.selection.values import Entry, EntryRef, RankRequest, Runtime
 
 RANKING_KEYSPACE = "rank"
@@ -137,9 +137,17 @@ def _runtime(runtime: Runtime) -> bytes:
     )
 
 
-# Marks the order below in every key: keys made while runtimes were sorted by their encoding
-# alone (which lost which of two copies of one runtime came last) never meet these.
-RUNTIME_ORDER = "identity, then copies in request order"
+# Marks the order and the form below in every key: keys made while runtimes were sorted by their
+# encoding alone (which lost which of two copies of one runtime came last), or while another
+# namespace's runtimes were encoded whole, never meet these.
+RUNTIME_ORDER = "identity, then copies in request order; other namespaces' runtimes by name"
+
+
+def _ignored(runtime: Runtime) -> bytes:
+    """A ServingRuntime of another namespace than the target one: selection never reads it
+    (rules §2), and an answer names it only (``ignored``: kind, name, namespace), so its
+    encoding is that. Three fields, where a runtime read is encoded by eleven."""
+    return _dumps_fast((runtime.kind, runtime.name, runtime.namespace))
 
 
 def _in_canonical_order(runtimes: tuple[Runtime, ...], namespace: str) -> list[bytes]:
@@ -152,7 +160,8 @@ def _in_canonical_order(runtimes: tuple[Runtime, ...], namespace: str) -> list[b
     for runtime in runtimes:
         identity = runtime_identity(runtime, namespace)
         copy = copies[identity] = copies.get(identity, -1) + 1
-        placed.append((identity, copy, _runtime(runtime)))
+        encoded = _runtime(runtime) if is_candidate(runtime, namespace) else _ignored(runtime)
+        placed.append((identity, copy, encoded))
     placed.sort(key=lambda item: item[:2])
     return [encoded for _, _, encoded in placed]
 

@@ -175,6 +175,45 @@ def test_a_field_selection_reads_changes_the_key(path, value):
     assert _key(_changed(path, value)) != _key(_body())
 
 
+ELSEWHERE = 3  # _body()'s ServingRuntime of another namespace than the target one (demo)
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("spec", "supportedModelFormats", 0, "modelFormat", "name"), "onnx"),
+        (("spec", "supportedModelFormats"), []),
+        (("spec", "disabled"), True),
+        (("spec", "modelSizeRange"), {"min": "100B"}),
+        (("spec", "acceleratorRequirements"), {"acceleratorClasses": ["a100"]}),
+        (("metadata", "annotations"), {"ome.io/inherit-from": "srt"}),
+    ],
+)
+def test_another_namespaces_runtime_is_in_the_key_by_name_alone(client, path, value):
+    """Selection never reads it (rules §2) and an answer names it only (``ignored``), so
+    requests that differ in its spec alone share a key, and their answers are the same bytes;
+    asked for its namespace, it is read, and in the key whole."""
+    changed = _changed(("runtimes", ELSEWHERE, *path), value)
+    assert _key(changed) == _key(_body())
+    assert _key(changed, namespace="other") != _key(_body(), namespace="other")
+    named = {**_body(), "inferenceService": isvc_doc(runtime={"name": "elsewhere"})}
+    named_changed = {**changed, "inferenceService": named["inferenceService"]}
+    headers = {"Cache-Control": "no-cache"}
+    for query in ("", "?output=text", "?output=yaml", "?omeVersion=1.2"):
+        for url in (f"/v1/rank{query}", f"/v1/select{query}"):
+            for before, after in ((_body(), changed), (named, named_changed)):
+                one = client.post(url, json=before, headers=headers)
+                other = client.post(url, json=after, headers=headers)
+                assert (one.status_code, one.get_data()) == (other.status_code, other.get_data())
+
+
+@pytest.mark.parametrize(
+    ("path", "value"), [(("metadata", "name"), "elsewhere-2"), (("metadata", "namespace"), "far")]
+)
+def test_another_namespaces_runtime_is_in_the_key_by_its_name(path, value):
+    assert _key(_changed(("runtimes", ELSEWHERE, *path), value)) != _key(_body())
+
+
 def test_endpoint_output_and_query_change_the_key():
     body = _body()
     assert _key(body, endpoint="select") != _key(body)
