@@ -43,6 +43,7 @@ from .catalog_view import (
 )
 from .documents import (
     DEFAULT_OME_VERSION,
+    ENTRY_REFS,
     DiffusionPipeline,
     Entry,
     EntryRef,
@@ -78,6 +79,7 @@ __all__ = [
     "DEFAULT_NAMESPACE",
     "DEFAULT_OME_VERSION",
     "ENGINE",
+    "ENTRY_REFS",
     "GIB",
     "GREATER_THAN",
     "GREATER_THAN_OR_EQUAL",

@@ -49,20 +49,30 @@ class EntryRef:
 # A cluster's runtimes name a handful of formats and frameworks, thousands of times: the same
 # (frozen) EntryRef serves every entry that names the same one, which also lets the way out's
 # per-request memo key on identity (advice/way_out.py). Bounded: cleared when full.
-_REFS: dict[tuple[str, str | None, str | None, int], EntryRef] = {}
 _MAX_REFS = 4096
 
 
+class SharedEntryRefs(dict[tuple[str, str | None, str | None, int], EntryRef]):
+    """``ENTRY_REFS[name, version, operator, weight]``: the shared ``EntryRef`` of those fields,
+    made on first use (a lookup, not a call, for the loader's every entry). Callers pass exact
+    types (``str``, ``int``): no ``True == 1`` or ``1.0 == 1`` can meet in the key."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: tuple[str, str | None, str | None, int]) -> EntryRef:
+        if len(self) >= _MAX_REFS:
+            self.clear()
+        ref = self[key] = EntryRef(*key)
+        return ref
+
+
+ENTRY_REFS = SharedEntryRefs()
+
+
 def shared_entry_ref(name: str, version: str | None, operator: str | None, weight: int) -> EntryRef:
-    """``EntryRef(name, version, operator, weight)``, the object shared by equal ones. Callers
-    pass exact types (``str``, ``int``): no ``True == 1`` or ``1.0 == 1`` can meet in the key."""
-    key = (name, version, operator, weight)
-    ref = _REFS.get(key)
-    if ref is None:
-        if len(_REFS) >= _MAX_REFS:
-            _REFS.clear()
-        ref = _REFS[key] = EntryRef(name, version, operator, weight)
-    return ref
+    """``EntryRef(name, version, operator, weight)``, the object shared by equal ones
+    (``ENTRY_REFS``)."""
+    return ENTRY_REFS[name, version, operator, weight]
 
 
 @dataclass(frozen=True, slots=True)
