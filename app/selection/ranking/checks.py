@@ -154,11 +154,13 @@ class RuntimeChecks:
 
     def support(self, runtime: Runtime) -> Support:
         """Checks 2–5 of rules §3 (with §9's pre-1.3 check)."""
-        if not supports_accelerators(runtime, self.accelerators):
+        # (Each check only when the request asks it: most ask neither, of every runtime.)
+        if self.accelerators and not supports_accelerators(runtime, self.accelerators):
             return Support(REASON_ACCELERATOR, CHECK_ACCELERATOR, None)
-        mode = deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode)
-        if mode is not None:
-            return Support(mode, CHECK_MODE, None)
+        if self.engine_mode is not None or self.decoder_mode is not None:
+            mode = deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode)
+            if mode is not None:
+                return Support(mode, CHECK_MODE, None)
         first, texts = self.entries.check(runtime.entries)
         if first is None:
             why = "; ".join(texts) if texts else "no supported formats defined"
