@@ -182,6 +182,13 @@ def _score_version_ok(model: ModelRef, entry: EntryRef) -> bool:
 
 def entry_score(model: Model, entry: Entry, provider: str = "") -> int:
     """rules §4 entry score; architecture, quantization, diffusion and size play no part."""
+    return entry_unit_score(model, entry, provider) * entry.effective_priority
+
+
+def entry_unit_score(model: Model, entry: Entry, provider: str = "") -> int:
+    """rules §4 entry score at priority 1 (each weight times the priority, summed: the score is
+    this times the entry's priority). What each unit of priority adds (the advice), and the
+    placement's score (§20.2), without building the entry again at another priority."""
     if not supports_cache_provider(model, entry, provider):
         return 0  # rules §4 step 0
     fmt = entry.format
@@ -201,12 +208,11 @@ def entry_score(model: Model, entry: Entry, provider: str = "") -> int:
         return 0  # rules §4 step 4: only one side sets a framework
     if scored_format is None and scored_framework is None:
         return 0  # no modelFormat and no framework on either side: nothing scored
-    priority = entry.effective_priority
     score = 0
     if scored_format is not None:
-        score += (scored_format.weight or ZERO_FORMAT_WEIGHT) * priority
+        score += scored_format.weight or ZERO_FORMAT_WEIGHT
     if scored_framework is not None:
-        score += (scored_framework.weight or ZERO_FRAMEWORK_WEIGHT) * priority
+        score += scored_framework.weight or ZERO_FRAMEWORK_WEIGHT
     return score
 
 

@@ -14,11 +14,10 @@ rare) is computed every time. The values held are shared: callers only read them
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..values import Entry, Model
-from .entries import NO_PART, entry_score, entry_verdicts
+from .entries import NO_PART, entry_score, entry_unit_score, entry_verdicts
 
 T = TypeVar("T")
 Key = tuple[object, ...]
@@ -40,10 +39,6 @@ def match_key(entry: Entry) -> Key | None:
 def score_key(entry: Entry) -> Key:
     """What ``entry_score`` and a way out's score fixes read."""
     return (id(entry.format), id(entry.framework), entry.cache_providers, entry.priority)
-
-
-def _unit_score(model: Model, entry: Entry, provider: str) -> int:
-    return entry_score(model, replace(entry, priority=1), provider)
 
 
 _MISSING = object()  # not in the table yet (a verdict may be None)
@@ -121,4 +116,4 @@ class EntryMemo:
 
     def unit_score(self, entry: Entry) -> int:
         """The entry's score at priority 1: what each unit of priority adds (the advice)."""
-        return self.cached("unit_score", score_key(entry)[:-1], _unit_score, entry)
+        return self.cached("unit_score", score_key(entry)[:-1], entry_unit_score, entry)

@@ -18,14 +18,8 @@ from app.selection.ranking.entries import (
     supports_cache_provider,
 )
 from app.selection.ranking.entry_memo import EntryMemo
-from app.selection.values import (
-    DiffusionPipeline,
-    Entry,
-    EntryRef,
-    Model,
-    ModelRef,
-    PipelineComponent,
-)
+from app.selection.values import Entry, Model
+from tests.selection.ranking.support import ENTRIES, MODELS, PROVIDERS
 
 
 def _presence(what: str, model_value: str | None, entry_value: str | None) -> str | None:
@@ -79,51 +73,6 @@ def reference_mismatch(model: Model, entry: Entry, provider: str) -> str:
             f"model has framework {framework.name} but runtime has no framework requirement"
         )
     return ", ".join(parts) if parts else "unknown mismatch"
-
-
-VERSIONS = st.sampled_from([None, "1.0.0", "1.2", "2.0.0", "v1"])
-OPERATORS = st.sampled_from([None, "Equal", "GreaterThan", "GreaterThanOrEqual"])
-NAMES = st.sampled_from(["safetensors", "onnx"])
-FRAMEWORKS = st.sampled_from(["transformers", "vllm"])
-TEXTS = st.sampled_from([None, "A", "B"])
-PIPELINES = st.sampled_from(
-    [
-        None,
-        DiffusionPipeline("Flux"),
-        DiffusionPipeline(None, {"vae": PipelineComponent("diffusers", "AutoencoderKL")}),
-    ]
-)
-
-
-def refs(names):
-    return st.builds(EntryRef, names, VERSIONS, OPERATORS, st.integers(0, 3))
-
-
-MODELS = st.builds(
-    Model,
-    kind=st.just("ClusterBaseModel"),
-    name=st.just("m"),
-    namespace=st.none(),
-    format=st.builds(ModelRef, NAMES, VERSIONS),
-    framework=st.none() | st.builds(ModelRef, FRAMEWORKS, VERSIONS),
-    architecture=TEXTS,
-    quantization=TEXTS,
-    diffusion=PIPELINES,
-    distribution=st.sampled_from([None, "Sharded"]),
-)
-ENTRIES = st.builds(
-    Entry,
-    name=st.just("e"),
-    format=st.none() | refs(NAMES),
-    framework=st.none() | refs(FRAMEWORKS),
-    architecture=TEXTS,
-    quantization=TEXTS,
-    diffusion=PIPELINES,
-    auto_select=st.sampled_from([None, True, False]),
-    priority=st.sampled_from([None, 1, 3]),
-    cache_providers=st.sampled_from([None, (), ("p",), ("q", "p")]),
-)
-PROVIDERS = st.sampled_from(["", "p", "q"])
 
 
 @settings(max_examples=400)
