@@ -173,7 +173,7 @@ def _size_range(value: Any) -> Any:
     low, high = value.get("min"), value.get("max")
     if plain_str(low) is NOT_PLAIN or plain_str(high) is NOT_PLAIN:
         return NOT_PLAIN
-    return doc.SizeRange(low, high)
+    return doc.SIZE_RANGES[low, high]  # exact types, checked above
 
 
 def _accelerator_classes(value: Any) -> Any:

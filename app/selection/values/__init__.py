@@ -44,6 +44,7 @@ from .catalog_view import (
 from .documents import (
     DEFAULT_OME_VERSION,
     ENTRY_REFS,
+    SIZE_RANGES,
     DiffusionPipeline,
     Entry,
     EntryRef,
@@ -90,6 +91,7 @@ __all__ = [
     "NOT_JSON",
     "NO_EXTRAS",
     "POLICIES",
+    "SIZE_RANGES",
     "AcceleratorClass",
     "AcceleratorRequest",
     "CatalogView",
