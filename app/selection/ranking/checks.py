@@ -154,7 +154,7 @@ class RuntimeChecks:
 
     def support(self, runtime: Runtime) -> Support:
         """Checks 2–5 of rules §3 (with §9's pre-1.3 check)."""
-        # (Each check only when the request asks it: most ask neither, of every runtime.)
+        # Each of checks 2 and 3 runs only when the request asks for it (most ask for neither).
         if self.accelerators and not supports_accelerators(runtime, self.accelerators):
             return Support(REASON_ACCELERATOR, CHECK_ACCELERATOR, None)
         if self.engine_mode is not None or self.decoder_mode is not None:
