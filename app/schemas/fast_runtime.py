@@ -47,25 +47,29 @@ def plain_bool(value: Any) -> Any:
     return value if value is None or type(value) is bool else NOT_PLAIN
 
 
-def _entry_ref(value: Any) -> Any:
-    if value is None:
-        return None
+class NotPlain(Exception):
+    """Raised by the entries' loaders (the bulk of a document): a value left to marshmallow.
+    Raising spares every plain entry a check of what it returned."""
+
+
+def _entry_ref(value: Any) -> doc.EntryRef:
+    """A ``modelFormat`` / ``modelFramework`` that is set (not null): its shared EntryRef."""
     if type(value) is not dict:
-        return NOT_PLAIN
+        raise NotPlain
     get = value.get
     name, version, operator, weight = get("name"), get("version"), get("operator"), get("weight")
+    if weight is None:
+        weight = 1  # §1.2
+    elif type(weight) is not int or not WEIGHT_MIN <= weight <= WEIGHT_MAX:
+        raise NotPlain
     if (
         type(name) is not str
         or len(name) > _MAX
         or (version is not None and (type(version) is not str or len(version) > _MAX))
         or (operator is not None and (type(operator) is not str or len(operator) > _MAX))
     ):
-        return NOT_PLAIN
-    if weight is None:
-        weight = 1  # §1.2
-    elif type(weight) is not int or not WEIGHT_MIN <= weight <= WEIGHT_MAX:
-        return NOT_PLAIN
-    return doc.shared_entry_ref(name, version, operator, weight)  # exact types, checked above
+        raise NotPlain
+    return doc.ENTRY_REFS[name, version, operator, weight]  # exact types, checked above
 
 
 # Entries repeat across a cluster's runtimes too: one frozen Entry serves every plain one with the
@@ -74,15 +78,15 @@ _ENTRIES: dict[tuple, doc.Entry] = {}
 _MAX_ENTRIES = 4096
 
 
-def _entry(value: Any) -> Any:
+def _entry(value: Any) -> doc.Entry:
     if type(value) is not dict:
-        return NOT_PLAIN
+        raise NotPlain
     get = value.get  # (the checks are written out: a call per field cost a tenth of a load)
-    if get("diffusionPipeline") is not None:
-        return NOT_PLAIN
     name, version = get("name"), get("version")
     architecture, quantization = get("modelArchitecture"), get("quantization")
     auto_select, priority = get("autoSelect"), get("priority")
+    fmt, framework = get("modelFormat"), get("modelFramework")
+    providers, config = get("modelCacheProviders"), get("acceleratorConfig")
     if not (
         (name is None or (type(name) is str and len(name) <= _MAX))
         and (version is None or (type(version) is str and len(version) <= _MAX))
@@ -90,35 +94,49 @@ def _entry(value: Any) -> Any:
         and (quantization is None or (type(quantization) is str and len(quantization) <= _MAX))
         and (auto_select is None or type(auto_select) is bool)
         and (priority is None or (type(priority) is int and 1 <= priority <= PRIORITY_MAX))
+        and get("diffusionPipeline") is None
     ):
-        return NOT_PLAIN
-    fmt = _entry_ref(get("modelFormat"))
-    framework = _entry_ref(get("modelFramework"))
-    providers = _str_tuple(get("modelCacheProviders"))
-    config = get("acceleratorConfig")
-    if fmt is NOT_PLAIN or framework is NOT_PLAIN or providers is NOT_PLAIN:
-        return NOT_PLAIN
-    fields: tuple = (name or "", fmt, framework, architecture, quantization, None, auto_select)
-    fields += (priority, providers, version)
+        raise NotPlain
+    if fmt is not None:
+        fmt = _entry_ref(fmt)
+    if framework is not None:
+        framework = _entry_ref(framework)
+    if providers is not None:
+        providers = _str_tuple(providers)
+        if providers is NOT_PLAIN:
+            raise NotPlain
+    name = name or ""
     if config is not None:
         if type(config) is not dict or not is_json_value(config):
-            return NOT_PLAIN
-        return doc.Entry(*fields, config)  # type: ignore[call-arg]  # fields: the ten before it
+            raise NotPlain
+        return doc.Entry(
+            name, fmt, framework, architecture, quantization, None, auto_select, priority,
+            providers, version, config,
+        )  # fmt: skip
     # The references by identity: each shared entry holds its own, so none is reused meanwhile.
-    key = (fields[0], id(fmt), id(framework), *fields[3:])
+    key = (
+        name, id(fmt), id(framework), architecture, quantization, auto_select, priority,
+        providers, version,
+    )  # fmt: skip
     found = _ENTRIES.get(key)
     if found is None:
         if len(_ENTRIES) >= _MAX_ENTRIES:
             _ENTRIES.clear()
-        found = _ENTRIES[key] = doc.Entry(*fields)
+        found = _ENTRIES[key] = doc.Entry(
+            name, fmt, framework, architecture, quantization, None, auto_select, priority,
+            providers, version,
+        )  # fmt: skip
     return found
 
 
 def _str_tuple(value: Any) -> Any:
     if value is None:
         return None
-    if type(value) is not list or any(type(item) is not str or len(item) > _MAX for item in value):
+    if type(value) is not list:
         return NOT_PLAIN
+    for item in value:  # (a loop: the lists are short, and a generator cost more than them)
+        if type(item) is not str or len(item) > _MAX:
+            return NOT_PLAIN
     return tuple(value)
 
 
@@ -155,7 +173,7 @@ def _size_range(value: Any) -> Any:
     low, high = value.get("min"), value.get("max")
     if plain_str(low) is NOT_PLAIN or plain_str(high) is NOT_PLAIN:
         return NOT_PLAIN
-    return doc.SizeRange(low, high)
+    return doc.SIZE_RANGES[low, high]  # exact types, checked above
 
 
 def _accelerator_classes(value: Any) -> Any:
@@ -196,31 +214,28 @@ def load_runtime(value: Any) -> doc.Runtime | None:
     if raw_entries is None:
         entries: tuple = ()
     elif type(raw_entries) is list:
-        entries = tuple(_entry(item) for item in raw_entries)
-        if any_not_plain(entries):
+        try:
+            entries = tuple(map(_entry, raw_entries))
+        except NotPlain:
             return None
     else:
         return None
-    parts = (
-        _size_range(spec.get("modelSizeRange")),
-        _accelerator_classes(spec.get("acceleratorRequirements")),
-        _mode_annotation(spec.get("engineConfig")),
-        _mode_annotation(spec.get("decoderConfig")),
-        _str_tuple(spec.get("protocolVersions")),
-    )
-    if any_not_plain(parts):
+    size_range = _size_range(spec.get("modelSizeRange"))
+    classes = _accelerator_classes(spec.get("acceleratorRequirements"))
+    engine_mode = _mode_annotation(spec.get("engineConfig"))
+    decoder_mode = _mode_annotation(spec.get("decoderConfig"))
+    protocols = _str_tuple(spec.get("protocolVersions"))
+    if (
+        size_range is NOT_PLAIN
+        or classes is NOT_PLAIN
+        or engine_mode is NOT_PLAIN
+        or decoder_mode is NOT_PLAIN
+        or protocols is NOT_PLAIN
+    ):
         return None
-    size_range, classes, engine_mode, decoder_mode, protocols = parts
+    # kind, name, namespace, disabled, entries, size_range, accelerator_classes, the engine's and
+    # the decoder's mode annotations, protocol_versions, inherit_from (positional: cheaper).
     return doc.Runtime(
-        kind=kind,
-        name=name,
-        namespace=namespace or None,
-        disabled=disabled,
-        entries=entries,
-        size_range=size_range,
-        accelerator_classes=classes,
-        engine_mode_annotation=engine_mode,
-        decoder_mode_annotation=decoder_mode,
-        protocol_versions=protocols or (),
-        inherit_from=parent,
-    )
+        kind, name, namespace or None, disabled, entries, size_range, classes, engine_mode,
+        decoder_mode, protocols or (), parent,
+    )  # fmt: skip

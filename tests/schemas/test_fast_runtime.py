@@ -280,7 +280,7 @@ def test_a_shared_format_reference_is_never_served_for_another_value():
         assert load_runtime(changed) is None
     for index in range(documents._MAX_REFS + 10):
         load_runtime(runtime_doc("b", entry(format_name=f"format-{index}")))
-    assert len(documents._REFS) <= documents._MAX_REFS
+    assert len(documents.ENTRY_REFS) <= documents._MAX_REFS
 
 
 def test_a_shared_entry_is_never_served_for_another_value():
@@ -350,3 +350,37 @@ def test_a_body_whose_classes_are_its_runtimes_loses_nothing_to_release():
         found.append(refused.value.details)
     assert found[0] == found[1]
     assert any(path.startswith("acceleratorClasses[0].") for path in found[0]["fields"])
+
+
+def test_the_shared_references_are_made_on_first_lookup_and_served_after():
+    """``ENTRY_REFS`` (a lookup, made on a miss) and ``shared_entry_ref`` give one object."""
+    key = ("fresh-format", "1", None, 3)
+    documents.ENTRY_REFS.pop(key, None)
+    made = documents.ENTRY_REFS[key]
+    assert made == documents.EntryRef("fresh-format", "1", None, 3)
+    assert documents.shared_entry_ref(*key) is made
+    assert documents.ENTRY_REFS[key] is made
+
+
+def test_runtimes_with_the_same_size_range_share_one():
+    ranged = runtime_doc("a", entry(), size_range={"min": "1B", "max": "8B"})
+    first = load_runtime(ranged).size_range
+    assert first == documents.SizeRange("1B", "8B")
+    assert load_runtime(copy.deepcopy(ranged)).size_range is first
+    other = runtime_doc("b", entry(), size_range={"min": "1B"})
+    assert load_runtime(other).size_range == documents.SizeRange("1B", None)
+
+
+def test_shared_values_are_made_once_and_bounded():
+    made = []
+
+    def make(*fields):
+        made.append(fields)
+        return fields
+
+    shared = documents.SharedValues(make, 2)
+    assert shared["a", 1] is shared["a", 1]
+    assert made == [("a", 1)]
+    assert shared["b", 2] == ("b", 2)
+    assert shared["c", 3] == ("c", 3)  # the third clears the table first
+    assert len(shared) == 1

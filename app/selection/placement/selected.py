@@ -4,7 +4,7 @@ each component, what its pods get, and OME's event. Nothing here changes a ranki
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from packaging.version import Version
@@ -15,7 +15,7 @@ from ..ranking import (
     Ranking,
     configured_provider,
     effective_runtime,
-    entry_score,
+    entry_unit_score,
     find_named_runtime,
     is_candidate,
     latest_runtimes,
@@ -102,7 +102,7 @@ def choose_entry(model: Model, read: RuntimeRead, provider: str) -> tuple[int, i
     for index, entry in enumerate(read.runtime.entries):
         if not read.named and entry.auto_select is not True:
             continue
-        score = entry_score(model, replace(entry, priority=None), provider)
+        score = entry_unit_score(model, entry, provider)
         if score > (0 if best is None else best[1]):
             best = (index, score)
     return best

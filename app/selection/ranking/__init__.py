@@ -39,6 +39,7 @@ from .entries import (
     ZERO_FRAMEWORK_WEIGHT,
     configured_provider,
     entry_score,
+    entry_unit_score,
     model_format,
     supports_cache_provider,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "distance_order",
     "effective_runtime",
     "entry_score",
+    "entry_unit_score",
     "find_named_runtime",
     "is_candidate",
     "latest_runtimes",

@@ -154,18 +154,16 @@ class RuntimeChecks:
 
     def support(self, runtime: Runtime) -> Support:
         """Checks 2–5 of rules §3 (with §9's pre-1.3 check)."""
-        if not supports_accelerators(runtime, self.accelerators):
+        # Each of checks 2 and 3 runs only when the request asks for it (most ask for neither).
+        if self.accelerators and not supports_accelerators(runtime, self.accelerators):
             return Support(REASON_ACCELERATOR, CHECK_ACCELERATOR, None)
-        mode = deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode)
-        if mode is not None:
-            return Support(mode, CHECK_MODE, None)
-        memo = self.entries
-        first = next((e for e in runtime.entries if memo.matches(e)), None)
+        if self.engine_mode is not None or self.decoder_mode is not None:
+            mode = deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode)
+            if mode is not None:
+                return Support(mode, CHECK_MODE, None)
+        first, texts = self.entries.check(runtime.entries)
         if first is None:
-            if runtime.entries:
-                why = "; ".join(memo.mismatch(e) for e in runtime.entries)
-            else:
-                why = "no supported formats defined"
+            why = "; ".join(texts) if texts else "no supported formats defined"
             reason = f"model format '{self.label}' not in supported formats: {why}"
             return Support(reason, CHECK_FORMAT, None)
         bounds = runtime.size_range
@@ -193,8 +191,7 @@ class RuntimeChecks:
         entries = runtime.entries
         if not any(entry.auto_select is True for entry in entries):
             return False
-        matches = self.entries.matches
-        return any(matches(entry) for entry in entries)
+        return self.entries.check(entries)[0] is not None
 
     def score(self, runtime: Runtime) -> int:
         """rules §4: best entry score over entries not opted out with autoSelect=false."""

@@ -3,6 +3,7 @@ mismatch text (§3.2), entry score (§4) and the explain WEIGHT column (§6)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from ..values import Entry, EntryRef, Model, ModelRef, go_quote, versions_match
@@ -85,16 +86,6 @@ def entry_matches(model: Model, entry: Entry, provider: str = "") -> bool:
     return diffusion_mismatch(model.diffusion, entry.diffusion) is None
 
 
-def _presence_mismatch(what: str, model_value: str | None, entry_value: str | None) -> str | None:
-    if model_value == entry_value:
-        return None
-    if model_value is None:
-        return f"model has no {what} but runtime requires {entry_value}"
-    if entry_value is None:
-        return f"model has {what} {model_value} but runtime has no {what} requirement"
-    return f"{what} mismatch (model={model_value}, runtime={entry_value})"
-
-
 def _version_mismatch(what: str, model: ModelRef, entry: EntryRef) -> str | None:
     if model.version is not None and entry.version is not None:
         if versions_match(model.version, entry.version, entry.operator):
@@ -107,46 +98,79 @@ def _version_mismatch(what: str, model: ModelRef, entry: EntryRef) -> str | None
     return None
 
 
+def _presence_mismatch(what: str, model_value: str | None, entry_value: str | None) -> str:
+    """rules §3.2 on an architecture or quantization that differs."""
+    if model_value is None:
+        return f"model has no {what} but runtime requires {entry_value}"
+    if entry_value is None:
+        return f"model has {what} {model_value} but runtime has no {what} requirement"
+    return f"{what} mismatch (model={model_value}, runtime={entry_value})"
+
+
+Verdict = Callable[[Entry], str | None]
+
+
+def entry_verdicts(model: Model, provider: str = "") -> Verdict:
+    """Check 4 of rules §3 on one entry, for ``model``: ``None`` when the entry matches (§3.1,
+    as ``entry_matches``), else why not (§3.2, as ``entry_mismatch``). The model's side is read
+    once here; the function returned reads only the entry, and builds a text only for a part
+    that differs (most entries a runtime lists fail, and every text is read when all do)."""
+    model_fmt = model_format(model)
+    format_name = model_fmt.name
+    architecture, quantization = model.architecture, model.quantization
+    framework = model.framework
+    framework_name = None if framework is None else framework.name
+    sharded, diffusion = model.is_sharded, model.diffusion
+
+    def verdict(entry: Entry) -> str | None:
+        parts = []
+        if sharded and not supports_cache_provider(model, entry, provider):
+            parts.append(_cache_provider_mismatch(entry, provider))
+        if entry.diffusion is not None:
+            text = diffusion_mismatch(diffusion, entry.diffusion)
+            if text is not None:
+                parts.append(text)
+        if entry.architecture != architecture:
+            parts.append(_presence_mismatch("architecture", architecture, entry.architecture))
+        if entry.quantization != quantization:
+            parts.append(_presence_mismatch("quantization", quantization, entry.quantization))
+        fmt = entry.format
+        if fmt is not None:
+            if fmt.name != format_name:
+                parts.append(f"format name mismatch (model={format_name}, runtime={fmt.name})")
+            elif fmt.version is not None or model_fmt.version is not None:
+                text = _version_mismatch("format", model_fmt, fmt)
+                if text:
+                    parts.append(text)
+        wanted = entry.framework
+        if wanted is not None:
+            if framework is None:
+                parts.append(f"model has no framework but runtime requires {wanted.name}")
+            elif wanted.name != framework_name:
+                parts.append(
+                    f"framework name mismatch (model={framework_name}, runtime={wanted.name})"
+                )
+            elif wanted.version is not None or framework.version is not None:
+                text = _version_mismatch("framework", framework, wanted)
+                if text:
+                    parts.append(text)
+        elif framework is not None:
+            parts.append(
+                f"model has framework {framework_name} but runtime has no framework requirement"
+            )
+        if parts:
+            return ", ".join(parts)
+        return None if fmt is not None else NO_PART
+
+    return verdict
+
+
+NO_PART = "unknown mismatch"  # rules §3.2: an entry that fails no part it names (no modelFormat)
+
+
 def entry_mismatch(model: Model, entry: Entry, provider: str = "") -> str:
     """rules §3.2: why this entry does not match, parts joined with ``, ``."""
-    parts = []
-    if not supports_cache_provider(model, entry, provider):
-        parts.append(_cache_provider_mismatch(entry, provider))
-    diffusion = diffusion_mismatch(model.diffusion, entry.diffusion)
-    if diffusion is not None:
-        parts.append(diffusion)
-    for what, model_value, entry_value in (
-        ("architecture", model.architecture, entry.architecture),
-        ("quantization", model.quantization, entry.quantization),
-    ):
-        text = _presence_mismatch(what, model_value, entry_value)
-        if text:
-            parts.append(text)
-    if entry.format is not None:
-        model_fmt = model_format(model)
-        if entry.format.name != model_fmt.name:
-            parts.append(
-                f"format name mismatch (model={model_fmt.name}, runtime={entry.format.name})"
-            )
-        else:
-            text = _version_mismatch("format", model_fmt, entry.format)
-            if text:
-                parts.append(text)
-    framework, wanted = model.framework, entry.framework
-    if framework is not None and wanted is not None:
-        if framework.name != wanted.name:
-            parts.append(f"framework name mismatch (model={framework.name}, runtime={wanted.name})")
-        else:
-            text = _version_mismatch("framework", framework, wanted)
-            if text:
-                parts.append(text)
-    elif wanted is not None:
-        parts.append(f"model has no framework but runtime requires {wanted.name}")
-    elif framework is not None:
-        parts.append(
-            f"model has framework {framework.name} but runtime has no framework requirement"
-        )
-    return ", ".join(parts) if parts else "unknown mismatch"
+    return entry_verdicts(model, provider)(entry) or NO_PART
 
 
 def _score_version_ok(model: ModelRef, entry: EntryRef) -> bool:
@@ -158,6 +182,13 @@ def _score_version_ok(model: ModelRef, entry: EntryRef) -> bool:
 
 def entry_score(model: Model, entry: Entry, provider: str = "") -> int:
     """rules §4 entry score; architecture, quantization, diffusion and size play no part."""
+    return entry_unit_score(model, entry, provider) * entry.effective_priority
+
+
+def entry_unit_score(model: Model, entry: Entry, provider: str = "") -> int:
+    """rules §4 entry score at priority 1 (each weight times the priority, summed: the score is
+    this times the entry's priority). What each unit of priority adds (the advice), and the
+    placement's score (§20.2), without building the entry again at another priority."""
     if not supports_cache_provider(model, entry, provider):
         return 0  # rules §4 step 0
     fmt = entry.format
@@ -177,12 +208,11 @@ def entry_score(model: Model, entry: Entry, provider: str = "") -> int:
         return 0  # rules §4 step 4: only one side sets a framework
     if scored_format is None and scored_framework is None:
         return 0  # no modelFormat and no framework on either side: nothing scored
-    priority = entry.effective_priority
     score = 0
     if scored_format is not None:
-        score += (scored_format.weight or ZERO_FORMAT_WEIGHT) * priority
+        score += scored_format.weight or ZERO_FORMAT_WEIGHT
     if scored_framework is not None:
-        score += (scored_framework.weight or ZERO_FRAMEWORK_WEIGHT) * priority
+        score += scored_framework.weight or ZERO_FRAMEWORK_WEIGHT
     return score
 
 

@@ -1,6 +1,6 @@
-"""One request's answers per ``supportedModelFormats`` entry (match, mismatch text, score, and
-what a way out reads), each computed once per distinct entry: a cluster's runtimes repeat a
-handful of formats and frameworks.
+"""One request's answers per ``supportedModelFormats`` entry (check 4's verdict: match or
+mismatch text; score; what a way out reads), each computed once per distinct entry: a cluster's
+runtimes repeat a handful of formats and frameworks.
 
 Keyed by the fields each function reads, the format and framework by identity: loading shares
 one object per distinct reference (``documents.shared_entry_ref``), and the memo keeps every
@@ -14,18 +14,17 @@ rare) is computed every time. The values held are shared: callers only read them
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..values import Entry, Model
-from .entries import entry_matches, entry_mismatch, entry_score
+from .entries import NO_PART, entry_score, entry_unit_score, entry_verdicts
 
 T = TypeVar("T")
 Key = tuple[object, ...]
 
 
 def match_key(entry: Entry) -> Key | None:
-    """What ``entry_matches`` and ``entry_mismatch`` read."""
+    """What check 4 reads (``entries.entry_verdicts``)."""
     if entry.diffusion is not None:
         return None
     return (
@@ -42,8 +41,7 @@ def score_key(entry: Entry) -> Key:
     return (id(entry.format), id(entry.framework), entry.cache_providers, entry.priority)
 
 
-def _unit_score(model: Model, entry: Entry, provider: str) -> int:
-    return entry_score(model, replace(entry, priority=1), provider)
+_MISSING = object()  # not in the table yet (a verdict may be None)
 
 
 class EntryMemo:
@@ -51,6 +49,39 @@ class EntryMemo:
         self.model, self.provider = model, provider
         self._tables: dict[str, dict[Key, Any]] = {}
         self._alive: list[Entry] = []  # the entries whose references' identities are keys
+        self._verdict = entry_verdicts(model, provider)
+        self._verdicts: dict[Key, str | None] = {}  # by match_key, written out in ``check``
+
+    def check(self, entries: tuple[Entry, ...]) -> tuple[Entry | None, list[str]]:
+        """Check 4 of rules §3 on a runtime's entries: the first that matches, or None and
+        every entry's mismatch text (§3.2), in order. One lookup per entry; the key is
+        ``match_key``'s, built here."""
+        verdicts, verdict, alive = self._verdicts, self._verdict, self._alive
+        texts: list[str] = []
+        for entry in entries:
+            if entry.diffusion is None:
+                key = (
+                    id(entry.format),
+                    id(entry.framework),
+                    entry.architecture,
+                    entry.quantization,
+                    entry.cache_providers,
+                )
+                text = verdicts.get(key, _MISSING)
+                if text is _MISSING:
+                    text = verdicts[key] = verdict(entry)
+                    alive.append(entry)
+            else:
+                text = verdict(entry)
+            if text is None:
+                return entry, texts
+            texts.append(text)  # type: ignore[arg-type]  # _MISSING replaced above
+        return None, texts
+
+    def verdict(self, entry: Entry) -> str | None:
+        """``None`` when the entry matches the model (rules §3.1), else why not (§3.2)."""
+        first, texts = self.check((entry,))
+        return None if first is not None else texts[0]
 
     def cached(
         self,
@@ -74,14 +105,15 @@ class EntryMemo:
         return found
 
     def matches(self, entry: Entry) -> bool:
-        return self.cached("matches", match_key(entry), entry_matches, entry)
+        return self.check((entry,))[0] is not None
 
     def mismatch(self, entry: Entry) -> str:
-        return self.cached("mismatch", match_key(entry), entry_mismatch, entry)
+        """rules §3.2 (``entries.entry_mismatch``)."""
+        return self.verdict(entry) or NO_PART
 
     def score(self, entry: Entry) -> int:
         return self.cached("score", score_key(entry), entry_score, entry)
 
     def unit_score(self, entry: Entry) -> int:
         """The entry's score at priority 1: what each unit of priority adds (the advice)."""
-        return self.cached("unit_score", score_key(entry)[:-1], _unit_score, entry)
+        return self.cached("unit_score", score_key(entry)[:-1], entry_unit_score, entry)

@@ -43,6 +43,8 @@ from .catalog_view import (
 )
 from .documents import (
     DEFAULT_OME_VERSION,
+    ENTRY_REFS,
+    SIZE_RANGES,
     DiffusionPipeline,
     Entry,
     EntryRef,
@@ -78,6 +80,7 @@ __all__ = [
     "DEFAULT_NAMESPACE",
     "DEFAULT_OME_VERSION",
     "ENGINE",
+    "ENTRY_REFS",
     "GIB",
     "GREATER_THAN",
     "GREATER_THAN_OR_EQUAL",
@@ -88,6 +91,7 @@ __all__ = [
     "NOT_JSON",
     "NO_EXTRAS",
     "POLICIES",
+    "SIZE_RANGES",
     "AcceleratorClass",
     "AcceleratorRequest",
     "CatalogView",

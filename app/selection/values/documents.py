@@ -7,9 +7,9 @@ rules §1.2 defaults applied where a default exists, and keeps ``None`` for
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .accelerator_classes import AcceleratorClass
 from .accelerator_requests import AcceleratorRequest
@@ -46,23 +46,42 @@ class EntryRef:
     weight: int = 1
 
 
+K = TypeVar("K", bound=tuple[object, ...])
+V = TypeVar("V")
+
+
+class SharedValues(dict[K, V]):
+    """``shared[fields]``: the frozen value ``make(*fields)``, made on first use and then
+    served to every document with the same fields (a lookup, not a call, for the loader's
+    every entry or runtime). Bounded: cleared when full. Callers pass exact types (``str``,
+    ``int``): no ``True == 1`` or ``1.0 == 1`` can meet in a key."""
+
+    __slots__ = ("_bound", "_make")
+
+    def __init__(self, make: Callable[..., V], bound: int) -> None:
+        super().__init__()
+        self._make, self._bound = make, bound
+
+    def __missing__(self, key: K) -> V:
+        if len(self) >= self._bound:
+            self.clear()
+        value = self[key] = self._make(*key)
+        return value
+
+
 # A cluster's runtimes name a handful of formats and frameworks, thousands of times: the same
-# (frozen) EntryRef serves every entry that names the same one, which also lets the way out's
-# per-request memo key on identity (advice/way_out.py). Bounded: cleared when full.
-_REFS: dict[tuple[str, str | None, str | None, int], EntryRef] = {}
+# EntryRef serves every entry that names the same one, which also lets the way out's per-request
+# memo key on identity (advice/way_out.py). ``ENTRY_REFS[name, version, operator, weight]``.
 _MAX_REFS = 4096
+ENTRY_REFS: SharedValues[tuple[str, str | None, str | None, int], EntryRef] = SharedValues(
+    EntryRef, _MAX_REFS
+)
 
 
 def shared_entry_ref(name: str, version: str | None, operator: str | None, weight: int) -> EntryRef:
-    """``EntryRef(name, version, operator, weight)``, the object shared by equal ones. Callers
-    pass exact types (``str``, ``int``): no ``True == 1`` or ``1.0 == 1`` can meet in the key."""
-    key = (name, version, operator, weight)
-    ref = _REFS.get(key)
-    if ref is None:
-        if len(_REFS) >= _MAX_REFS:
-            _REFS.clear()
-        ref = _REFS[key] = EntryRef(name, version, operator, weight)
-    return ref
+    """``EntryRef(name, version, operator, weight)``, the object shared by equal ones
+    (``ENTRY_REFS``)."""
+    return ENTRY_REFS[name, version, operator, weight]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +163,10 @@ class Entry:
 class SizeRange:
     min: str | None = None
     max: str | None = None
+
+
+# Runtimes repeat a few size ranges: ``SIZE_RANGES[min, max]``, one SizeRange for each.
+SIZE_RANGES: SharedValues[tuple[str | None, str | None], SizeRange] = SharedValues(SizeRange, 256)
 
 
 @quick_init
