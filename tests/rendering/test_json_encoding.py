@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
+import app.rendering.encode as encode
 from app.rendering.encode import to_json
 from tests.json_values import json_values
 
@@ -67,3 +68,30 @@ def test_an_answer_with_the_exclusion_summary():
     body = {"summary": "3 runtimes excluded: disabled ×2, size ×1", "score": 0.6971631205673758}
     assert to_json(body) == stdlib(body)
     assert b"\\u00d7" in to_json(body)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ["granite-3-1-8b", "e-", "le-0", "1e-0", "e-5", "x e-9", "-1", "0.000", "1.0e10"],
+        {"reason": "the-e-name-e-7b" * 50, "score": 1e-4, "weight": -3},
+    ],
+)
+def test_what_only_looks_like_a_small_float_takes_orjson(monkeypatch, value):
+    # No float under 1e-4 (an ``e-`` not after a digit, or before 0; ``0.000`` one zero short):
+    # the answer is orjson's, never sent to the stdlib.
+    monkeypatch.setattr(encode, "_stdlib_json", _refused)
+    assert to_json(value) == stdlib(value)
+
+
+@pytest.mark.parametrize(
+    "value", [[1e-5], [-9.9e-6], {"a": [2.5e-300]}, ["x", 1e-7], "1e-5", "-0.00001", "a0.0000"]
+)
+def test_a_small_float_or_its_look_alike_takes_the_stdlib(monkeypatch, value):
+    monkeypatch.setattr(encode, "_stdlib_json", _refused)
+    with pytest.raises(AssertionError, match="stdlib"):
+        to_json(value)
+
+
+def _refused(body: Any) -> bytes:
+    raise AssertionError("sent to the stdlib")
