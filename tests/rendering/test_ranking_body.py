@@ -78,3 +78,26 @@ def test_a_ranking_ranked_without_its_advice_is_not_rendered_as_the_json_body():
     # what the answers without advice read is there
     assert select_body(bare) == select_body(SEED)
     assert explain_table(bare.ranking) == explain_table(SEED.ranking)
+
+
+def test_a_way_outs_changes_are_plain_objects_a_list_value_a_list():
+    # The cache providers' fix is a tuple in the advice: the body holds it as a list, as it
+    # holds every other value as it is.
+    prediction = predicted(
+        rank_body(
+            model_doc(distribution="Sharded"),  # rules §3.1: the provider is read
+            runtime_doc("no-cache", entry(modelCacheProviders=["fleet"]), disabled=True),
+            modelCacheProvider="edge",
+        )
+    )
+    (row,) = ranking_body(prediction)["runtimes"]
+    assert row["wayOut"] == [
+        {"check": "disabled", "entry": None, "field": "disabled", "change": False},
+        {
+            "check": "cache provider",
+            "entry": 0,
+            "field": "modelCacheProviders",
+            "change": ["fleet", "edge"],
+        },
+    ]
+    assert type(row["wayOut"][1]["change"]) is list
