@@ -75,6 +75,10 @@ _SMALL_DECIMAL = re.compile(rb"0\.0000")
 # stdlib's pass, whose cost does not grow with them.
 _MAX_ODD_BYTES = 4096
 _ESCAPES_HANDLER = "ome-ranker-json-ascii"
+# An answer that is not ASCII is mostly ASCII but for a stretch (a ranking's summary, with its
+# "×"): only the stretch from its first non-ASCII byte to past its last is decoded and escaped,
+# found by halving the answer with ``isascii`` down to pieces of this many bytes.
+_PIECE = 4096
 
 
 def _escaped(character: str) -> str:
@@ -95,6 +99,27 @@ def _escaped_run(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_ESCAPES_HANDLER, _escaped_run)
 
 
+def _narrowed(out: bytes, low: int, high: int, last: bool) -> tuple[int, int]:
+    """``low, high`` narrowed to at most ``_PIECE`` bytes that still hold the first (``last``:
+    the last) non-ASCII byte of ``out[low:high]``, by halves: the half nearer that end of it
+    goes when it is ASCII (and, first or last, is kept when it is not)."""
+    while high - low > _PIECE:
+        middle = (low + high) // 2
+        near = out[middle:high] if last else out[low:middle]
+        if near.isascii() == last:
+            high = middle
+        else:
+            low = middle
+    return low, high
+
+
+def _odd_stretch(out: bytes) -> tuple[int, int]:
+    """``start, end`` of ``out``, which is not ASCII: ``out[:start]`` and ``out[end:]`` are, and
+    both bounds fall between characters (an ASCII byte is never part of another character)."""
+    start = _narrowed(out, 0, len(out), last=False)[0]
+    return start, _narrowed(out, start, len(out), last=True)[1]
+
+
 def to_json(body: Any) -> bytes:
     """``body`` as compact JSON, ASCII-escaped: the bytes ``json.dumps(ensure_ascii=True,
     separators=(",", ":"))`` gives, in less of its time.
@@ -112,9 +137,12 @@ def to_json(body: Any) -> bytes:
     if _SMALL_DECIMAL.search(out) or _SMALL_FLOAT.search(out):
         return _stdlib_json(body)
     if not out.isascii():
-        if len(out.translate(None, _ASCII_BUT_DEL)) > _MAX_ODD_BYTES:
+        start, end = _odd_stretch(out)
+        stretch = out[start:end]
+        if len(stretch.translate(None, _ASCII_BUT_DEL)) > _MAX_ODD_BYTES:
             return _stdlib_json(body)
-        out = out.decode().encode("ascii", _ESCAPES_HANDLER)
+        escaped = stretch.decode().encode("ascii", _ESCAPES_HANDLER)
+        out = b"".join((out[:start], escaped, out[end:]))
     if b"\x7f" in out:  # ASCII, so not the codec's
         out = out.replace(b"\x7f", b"\\u007f")
     return out

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import app.rendering.encode as encode
 from app.rendering.encode import to_json
@@ -95,3 +96,43 @@ def test_a_small_float_or_its_look_alike_takes_the_stdlib(monkeypatch, value):
 
 def _refused(body: Any) -> bytes:
     raise AssertionError("sent to the stdlib")
+
+
+ODD = st.sampled_from(["é", "×", "😀", "\u2028", "\x7f", "\ufeff"])
+
+
+@settings(max_examples=2 * settings.default.max_examples)
+@given(
+    st.integers(0, 3 * encode._PIECE),
+    st.lists(st.tuples(st.floats(0, 1), ODD), min_size=1, max_size=6),
+)
+def test_a_long_answer_with_a_few_odd_characters_anywhere(length, odd):
+    # Longer than the pieces the search for the non-ASCII stretch halves the answer into, with
+    # the odd characters at the start, the end, together or far apart.
+    text = list("r-e" * (length // 3))
+    for place, character in sorted(odd, reverse=True):
+        text.insert(round(place * len(text)), character)
+    value = {"summary": "".join(text), "rows": [{"name": "a-b", "score": 0.5}] * 3}
+    assert to_json(value) == stdlib(value)
+
+
+@given(st.binary(min_size=1, max_size=5 * encode._PIECE), st.integers(0, 5 * encode._PIECE))
+def test_the_odd_stretch_holds_every_non_ascii_byte(data, at):
+    out = data[:at] + b"\xc3\x97" + data[at:]
+    start, end = encode._odd_stretch(out)
+    assert out[:start].isascii() and out[end:].isascii()
+    assert 0 <= start < end <= len(out)
+
+
+@pytest.mark.parametrize("first", [None, 0, 5, -3])
+def test_the_odd_stretch_finds_a_byte_at_every_place(first):
+    # A lone odd byte, or one beside another at the start or the end of the answer.
+    ascii_text = b"-e" * (2 * encode._PIECE + 7)
+    for at in range(len(ascii_text) + 1):
+        data = bytearray(ascii_text[:at] + b"\x80" + ascii_text[at:])
+        if first is not None:
+            data[first] = 0xFF
+        out = bytes(data)
+        start, end = encode._odd_stretch(out)
+        assert start <= at < end, at
+        assert out[:start].isascii() and out[end:].isascii()
