@@ -15,46 +15,46 @@ from .placement_body import placement_body
 TABLE_COLUMNS = ("RUNTIME", "SCOPE", "COMPATIBLE", "PRIORITY", "WEIGHT", "REASON")
 
 
-def _distance(value: float | None) -> float | None:
-    # rules §9: a non-finite distance is reported as null.
-    return value if value is not None and math.isfinite(value) else None
-
-
 def _rows_body(prediction: Prediction) -> list[dict[str, Any]]:
     """Each row with its advice and, for a ``No`` row, its way out (``{check, entry, field,
     change}`` each change; null, with ``wayOutNote`` saying why, when no change to the runtime
-    alone makes it qualify)."""
+    alone makes it qualify). (Written out, a row's fields read without a call each: the rows
+    are most of an answer.)"""
     advice = prediction.explained()
     bodies = []
+    isfinite = math.isfinite
     for row, shown, out in zip(prediction.ranking.rows, advice.rows, advice.ways_out, strict=True):
-        changes = None if out is None else out.changes
-        way_out = None
-        if changes is not None:
-            # (a change's value written in place, a tuple as a list: one call fewer per change)
-            way_out = [
-                {
-                    "check": c.check,
-                    "entry": c.entry,
-                    "field": c.field,
-                    "change": list(c.value) if isinstance(c.value, tuple) else c.value,
-                }
-                for c in changes
-            ]
+        runtime, distance = row.runtime, row.distance
+        if distance is not None and not isfinite(distance):
+            distance = None  # rules §9: a non-finite distance is reported as null
+        way_out = note = None
+        if out is not None:
+            changes, note = out.changes, out.note
+            if changes is not None:
+                way_out = [
+                    {
+                        "check": c.check,
+                        "entry": c.entry,
+                        "field": c.field,
+                        "change": list(c.value) if isinstance(c.value, tuple) else c.value,
+                    }
+                    for c in changes
+                ]
         bodies.append(
             {
-                "name": row.name,
-                "scope": row.scope,
+                "name": runtime.name,
+                "scope": runtime.scope,
                 "compatible": row.compatible,
                 "priority": row.priority,
                 "weight": row.weight,
                 "score": row.score,
-                "distance": _distance(row.distance),
+                "distance": distance,
                 "reason": row.reason,
                 "decidedBy": shown.decided_by,
                 "toWin": shown.to_win,
                 "toWinNote": shown.note,
                 "wayOut": way_out,
-                "wayOutNote": None if out is None else out.note,
+                "wayOutNote": note,
             }
         )
     return bodies

@@ -5,6 +5,7 @@ the seed example's explain table is the text answer byte for byte, and the JSON 
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -101,3 +102,21 @@ def test_a_way_outs_changes_are_plain_objects_a_list_value_a_list():
         },
     ]
     assert type(row["wayOut"][1]["change"]) is list
+
+
+@pytest.mark.parametrize(
+    ("size", "size_range"),
+    [("inf", {"min": "1B"}), ("8B", {"min": "1B", "max": "8B"}), ("2B", {"max": "8B"})],
+)
+def test_a_rows_distance_in_the_body_is_null_unless_finite(size, size_range):
+    # rules §9: in the body itself, not only once JSON has written a non-finite float as null.
+    prediction = predicted(
+        rank_body(model_doc(size=size), runtime_doc("rt", size_range=size_range))
+    )
+    (ranked,) = prediction.ranking.rows
+    (row,) = ranking_body(prediction)["runtimes"]
+    assert (row["name"], row["scope"]) == ("rt", "Cluster")
+    if size == "inf":
+        assert ranked.distance == math.inf and row["distance"] is None
+    else:
+        assert math.isfinite(ranked.distance) and row["distance"] == ranked.distance
