@@ -147,16 +147,18 @@ def load_rank_request(
     # (Not where the list is also the classes' list, as a YAML alias can make it.)
     release = release and body.get("acceleratorClasses") is not runtime_docs
     runtimes: list[Runtime | None] = []
+    not_plain: list[int] = []  # not the plain, valid case: marshmallow decides and explains
     for index, item in enumerate(checked(runtime_docs, every=32)):
         runtime = load_runtime(item)
         runtimes.append(runtime)
-        if release and runtime is not None:
+        if runtime is None:
+            not_plain.append(index)
+        elif release:
             runtime_docs[index] = None
-    for index, runtime in enumerate(checked(runtimes, every=32)):
-        if runtime is None:  # not the plain, valid case: marshmallow decides and explains
-            item = runtime_docs[index]
-            path = f"runtimes[{index}]"
-            runtimes[index] = load_document(runtime_document_schema, item, path, errors)
+    for index in checked(not_plain, every=32):
+        item = runtime_docs[index]
+        path = f"runtimes[{index}]"
+        runtimes[index] = load_document(runtime_document_schema, item, path, errors)
     isvc: InferenceService | None = None
     if isvc_doc is not None:
         isvc = load_document(
