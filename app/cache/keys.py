@@ -27,7 +27,7 @@ import orjson
 
 from app.selection import RULES_VERSION
 from app.selection.ranking import is_candidate, runtime_identity, target_namespace
-from app.selection.values import Entry, EntryRef, RankRequest, Runtime
+from app.selection.values import Entry, RankRequest, Runtime
 
 RANKING_KEYSPACE = "rank"
 REQUEST_KEYSPACE = "req"
@@ -98,16 +98,16 @@ def _plain(value: Any) -> Any:
 # out of the key (two requests that differ in it would share an answer).
 
 
-def _entry_ref(ref: EntryRef | None) -> tuple | None:
-    return None if ref is None else (ref.name, ref.version, ref.operator, ref.weight)
-
-
 def _entry(entry: Entry) -> tuple:
+    # (the references written out: a call for each was a part of every entry's encoding)
+    fmt, framework = entry.format, entry.framework
     diffusion = None if entry.diffusion is None else _plain(entry.diffusion)
     return (
         entry.name,
-        _entry_ref(entry.format),
-        _entry_ref(entry.framework),
+        None if fmt is None else (fmt.name, fmt.version, fmt.operator, fmt.weight),
+        None
+        if framework is None
+        else (framework.name, framework.version, framework.operator, framework.weight),
         entry.architecture,
         entry.quantization,
         diffusion,
@@ -126,7 +126,7 @@ def _runtime(runtime: Runtime) -> bytes:
             runtime.name,
             runtime.namespace,
             runtime.disabled,
-            [_entry(entry) for entry in runtime.entries],
+            list(map(_entry, runtime.entries)),
             None if size is None else (size.min, size.max),
             runtime.accelerator_classes,
             runtime.engine_mode_annotation,
@@ -162,7 +162,7 @@ def _in_canonical_order(runtimes: tuple[Runtime, ...], namespace: str) -> list[b
         copy = copies[identity] = copies.get(identity, -1) + 1
         encoded = _runtime(runtime) if is_candidate(runtime, namespace) else _ignored(runtime)
         placed.append((identity, copy, encoded))
-    placed.sort(key=lambda item: item[:2])
+    placed.sort()  # by identity and copy: no two are equal in both, so never by the encoding
     return [encoded for _, _, encoded in placed]
 
 

@@ -8,11 +8,14 @@ import json
 from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from redis.crc import key_slot
 
 from app.cache import keys
 from app.schemas.requests import load_rank_request
 from app.selection import RULES_VERSION
+from app.selection.ranking import is_candidate, runtime_identity
 from app.selection.values import DiffusionPipeline, Entry, EntryRef, RankRequest, Runtime, SizeRange
 from tests.builders import (
     entry,
@@ -425,3 +428,31 @@ def test_accelerator_configs_past_64_bits_get_distinct_keys():
     assert with_config({"n": big, "m": 1}) == with_config({"m": 1, "n": big})  # keys sorted
     assert with_config({"n": 1, "m": 2}) == with_config({"m": 2, "n": 1})
     assert with_config({"n": 1}) != with_config({"n": True})
+
+
+RUNTIMES = st.lists(
+    st.builds(
+        Runtime,
+        kind=st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
+        name=st.sampled_from(["a", "b", "c"]),
+        namespace=st.sampled_from([None, "demo", "other"]),
+        disabled=st.sampled_from([None, True, False]),
+        entries=st.lists(
+            st.builds(Entry, st.sampled_from(["", "x"]), priority=st.none() | st.integers(1, 3)),
+            max_size=2,
+        ).map(tuple),
+    ),
+    max_size=12,
+)
+
+
+@given(RUNTIMES, st.sampled_from(["demo", "other"]))
+def test_runtimes_are_in_identity_order_and_copies_in_request_order(runtimes, namespace):
+    # The reference: a stable sort by identity alone keeps the copies of each in their order.
+    def encoded(runtime):
+        if is_candidate(runtime, namespace):
+            return keys._runtime(runtime)
+        return keys._ignored(runtime)
+
+    expected = sorted(runtimes, key=lambda runtime: runtime_identity(runtime, namespace))
+    assert keys._in_canonical_order(tuple(runtimes), namespace) == list(map(encoded, expected))
