@@ -3,8 +3,17 @@ question of a namespace shares, worked out once."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from app.schemas.requests import load_rank_request
-from app.selection.ranking.runtime_sets import RuntimeSet, model_match_key
+from app.selection.ranking.runtime_sets import (
+    RuntimeSet,
+    latest_runtimes,
+    model_match_key,
+    runtime_identity,
+)
+from app.selection.values import RepeatedObject, Runtime
 from tests.builders import entry, model_doc, rank_body, runtime_doc, serving_runtime
 
 
@@ -53,3 +62,38 @@ def test_the_candidates_size_warnings_are_kept_with_them():
     assert facts.size_warnings == [
         'ClusterServingRuntime odd: spec.modelSizeRange.min "7b" is read by OME as 0 parameters'
     ]
+
+
+def _latest_by_identity(runtimes, namespace):
+    """The reference: every runtime's identity (``runtime_identity``) counted."""
+    latest, counts = {}, {}
+    for runtime in runtimes:
+        key = runtime_identity(runtime, namespace)
+        latest[key] = runtime
+        counts[key] = counts.get(key, 0) + 1
+    repeated = [
+        RepeatedObject(kind, name, count)
+        for (kind, where, name), count in counts.items()
+        if count > 1 and where in ("", namespace)
+    ]
+    return list(latest.values()), repeated
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
+            st.sampled_from(["a", "b", "c"]),
+            st.sampled_from([None, "", "demo", "other"]),
+        ),
+        max_size=10,
+    )
+)
+def test_latest_runtimes_agree_with_counting_every_identity(specs):
+    # A runtime is told apart by identity: the latest copy is the one kept.
+    runtimes = tuple(Runtime(kind, name, namespace) for kind, name, namespace in specs)
+    latest, repeated = latest_runtimes(runtimes, "demo")
+    want_latest, want_repeated = _latest_by_identity(runtimes, "demo")
+    assert [id(r) for r in latest] == [id(r) for r in want_latest]
+    assert repeated == want_repeated
