@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..values import Model, RepeatedObject, Runtime
 from .checks import RuntimeRow
 from .entries import model_format
-from .ranked import IgnoredObject
+from .ranked import IgnoredObject, ignored_order
 from .warnings import runtime_size_warnings
 
 CLUSTER_KIND = "ClusterServingRuntime"
@@ -104,7 +104,7 @@ class NamespaceRuntimes:
     latest: list[Runtime]  # one per identity, the last given (rules §2)
     repeated: list[RepeatedObject]
     candidates: list[Runtime]
-    ignored: list[IgnoredObject]  # ServingRuntimes of other namespaces
+    ignored: list[IgnoredObject]  # ServingRuntimes of other namespaces, by ``ignored_order``
     size_warnings: list[str]  # the candidates' (rules §9), in canonical order
     _matching: dict[MatchKey, frozenset[int]] | None = field(default=None, repr=False)
     # An admission's ordered rows, by what they are worked out from (``selector.rows_key``):
@@ -153,6 +153,7 @@ def namespace_runtimes(runtimes: tuple[Runtime, ...], namespace: str) -> Namespa
             ignored.append(
                 IgnoredObject(runtime.kind, runtime.name, runtime.namespace, runtime.scope, reason)
             )
+    ignored.sort(key=ignored_order)
     return NamespaceRuntimes(
         latest, repeated, candidates, ignored, runtime_size_warnings(candidates)
     )

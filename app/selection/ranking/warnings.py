@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..values import Model, RepeatedObject, Runtime, format_parameters, is_plain_size, parse_size
+from .ranked import text_key
 
 if TYPE_CHECKING:
     from .checks import RuntimeRow
@@ -16,10 +17,6 @@ _KIND_ORDER = {
     "ServingRuntime": 3,
     "ClusterServingRuntime": 4,
 }
-
-
-def _bytes(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
 
 
 def _size_warning(kind: str, name: str, field: str, raw: str) -> str | None:
@@ -71,7 +68,7 @@ def runtime_size_warnings(runtimes: list[Runtime]) -> list[str]:
                 odd = odd or known
         if odd:
             flagged.append(runtime)
-    flagged.sort(key=lambda r: (r.is_cluster, _bytes(r.name)))
+    flagged.sort(key=lambda r: (r.is_cluster, text_key(r.name)))
     found = []
     for runtime in flagged:
         bounds = runtime.size_range
@@ -89,7 +86,7 @@ def repeat_warnings(repeated: list[RepeatedObject]) -> list[str]:
     InferenceServices, ServingRuntimes, ClusterServingRuntimes), then by name."""
     ordered = sorted(
         repeated,
-        key=lambda item: (_KIND_ORDER.get(item.kind, len(_KIND_ORDER)), _bytes(item.name)),
+        key=lambda item: (_KIND_ORDER.get(item.kind, len(_KIND_ORDER)), text_key(item.name)),
     )
     return [
         f"{item.kind} {item.name} appears {item.count} times in the request; the last one is used"
