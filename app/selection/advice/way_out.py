@@ -33,6 +33,7 @@ from ..ranking import (
     Ranking,
     RuntimeChecks,
     RuntimeRow,
+    has_autoselect,
     name_key,
     score_key,
     valid_mode,
@@ -207,7 +208,7 @@ class _Eligibility:
     @property
     def has_autoselect(self) -> bool:
         if self._has_autoselect is None:
-            self._has_autoselect = any(entry.auto_select is True for entry in self.entries)
+            self._has_autoselect = has_autoselect(self.entries)
         return self._has_autoselect
 
     def _entries(self) -> Iterable[Entry]:

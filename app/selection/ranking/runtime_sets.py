@@ -14,7 +14,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from ..values import Model, RepeatedObject, Runtime
-from .checks import RuntimeRow
+from .checks import RuntimeRow, has_autoselect
 from .entries import model_format
 from .ranked import IgnoredObject, ignored_order
 from .warnings import runtime_size_warnings
@@ -117,7 +117,7 @@ class NamespaceRuntimes:
         if self._matching is None:
             matching: dict[MatchKey, set[int]] = {}
             for runtime in self.candidates:
-                if any(entry.auto_select is True for entry in runtime.entries):
+                if has_autoselect(runtime.entries):
                     for key in _entry_keys(runtime):
                         matching.setdefault(key, set()).add(id(runtime))
             self._matching = {key: frozenset(ids) for key, ids in matching.items()}
