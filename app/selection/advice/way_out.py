@@ -269,10 +269,13 @@ class _Eligibility:
         ``entry_fixes`` made (None: no entry changed); ``first_match`` is the first matching
         entry. Each is a ``LABEL_AUTOSELECT`` or ``LABEL_SCORE`` change."""
         entry = None if index is None else self.entries[index]
+        # The changed entry alone (a runtime of one entry, as most are): no other entry scores,
+        # and the cheapest way to a score is the changed entry's own.
+        alone = index is not None and len(self.entries) == 1
         # Matching once changed, the entry's score needs no fix but its weight's.
         scores = entry is not None and self.memo.scores_once_matched(entry)
         eligible = entry is not None and entry.auto_select is not False
-        if (scores and eligible) or self._scores_elsewhere(index):
+        if (scores and eligible) or (not alone and self._scores_elsewhere(index)):
             if self.has_autoselect:
                 return []
             # As toWin does for check 6 (§19): autoSelect on the first matching entry.
@@ -280,7 +283,7 @@ class _Eligibility:
         own = None
         if entry is not None:
             own = (int(not scores) + self._needs_autoselect(entry),)
-        chosen = self._cheapest(index, own)
+        chosen = index if index is not None and alone else self._cheapest(index, own)
         if chosen != index or entry is None:
             return self._score_changes(self.entries[chosen], chosen) or []
         changes = _with_index(self.memo.matched_score_fixes(entry), chosen)

@@ -390,3 +390,25 @@ def test_a_changed_entry_that_scores_needs_what_checks_6_and_7_find(body):
             continue
         index = module._fewest(memo, entries)[0] if len(entries) > 1 else 0
         assert plan[1][1] == module._Eligibility(memo, entries).changes(index, index)
+
+
+@settings(deadline=None)
+@given(requests())
+def test_an_entry_alone_is_the_cheapest_and_no_other_scores(body):
+    """``_Eligibility.changes`` on a runtime of one entry, changed, skips the other entries:
+    none scores, and the cheapest way to a score is the entry's own, as reading them finds."""
+    from app.selection.advice import way_out as module
+
+    ranking = rank_runtimes(load_rank_request(body, {}))
+    if ranking.checks is None:
+        return
+    memo = module._EntryMemo(ranking.checks)
+    for row in ranking.rows:
+        if row.compatible or len(row.runtime.entries) != 1:
+            continue
+        entry = row.runtime.entries[0]
+        eligibility = module._Eligibility(memo, row.runtime.entries)
+        assert not eligibility._scores_elsewhere(0)
+        for scores in (False, True):
+            own = (int(not scores) + eligibility._needs_autoselect(entry),)
+            assert eligibility._cheapest(0, own) == 0
