@@ -143,14 +143,16 @@ class _EntryMemo:
 
     def runtime_fixes(self, checks: RuntimeChecks, runtime: Runtime) -> RuntimeFixes:
         """``_runtime_fixes`` and ``_size_fixes``, once per distinct value of the fields they
-        read: a catalog's runtimes repeat a few of them."""
+        read: a catalog's runtimes repeat a few of them. A field is read only where the request
+        asks what it answers (accelerator classes, deployment modes, a model's size); where it
+        does not, the field plays no part in the key."""
         bounds = runtime.size_range
         key = (
             runtime.is_disabled,
-            runtime.accelerator_classes,
-            runtime.engine_mode_annotation,
-            runtime.decoder_mode_annotation,
-            None if bounds is None else (bounds.min, bounds.max),
+            runtime.accelerator_classes if checks.accelerators else None,
+            None if checks.engine_mode is None else runtime.engine_mode_annotation,
+            None if checks.decoder_mode is None else runtime.decoder_mode_annotation,
+            None if bounds is None or checks.size is None else (bounds.min, bounds.max),
         )
         found = self._runtime_fixes.get(key)
         if found is None:
