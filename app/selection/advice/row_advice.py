@@ -117,11 +117,25 @@ def advise(
         if scope
     }
     first_namespaced = scopes[False][0] if scopes[False] else None
+    # The note of a row that a priority would make first: the same for every such row.
+    note = None
+    if explicit is not None:
+        note = (
+            f"spec.runtime names {explicit}: OME uses that runtime and selects none automatically"
+        )
+    elif first_namespaced is not None:
+        ns = first_namespaced.runtime
+        note = (
+            f"ServingRuntime {ns.name} in {ns.namespace} qualifies and comes first whatever "
+            "the score"
+        )
     advice = []
     previous: RuntimeRow | None = None
     for row in checked(rows, every=ROWS_PER_CHECK):
         if not row.compatible:
-            advice.append(_autoselect_advice(checks, row))
+            # Most No rows fail another check than 6: no advice, and no call to say so.
+            failed_six = row.failed_check == CHECK_AUTOSELECT
+            advice.append(_autoselect_advice(checks, row) if failed_six else NO_ADVICE)
             continue
         decided = None if previous is None else decided_by(previous, row)
         previous = row
@@ -131,19 +145,8 @@ def advise(
             advice.append(RowAdvice(decided))
             continue
         win = to_win(checks, row, compatible_score(scope[0]), tops[cluster])
-        note = None
-        if explicit is not None:
-            note = (
-                f"spec.runtime names {explicit}: OME uses that runtime and selects none "
-                "automatically"
-            )
-        elif cluster and first_namespaced is not None:
-            ns = first_namespaced.runtime
-            note = (
-                f"ServingRuntime {ns.name} in {ns.namespace} qualifies and comes first whatever "
-                "the score"
-            )
-        advice.append(RowAdvice(decided, win, note if win is not None else None))
+        noted = win is not None and (explicit is not None or cluster)
+        advice.append(RowAdvice(decided, win, note if noted else None))
     return tuple(advice)
 
 

@@ -33,6 +33,7 @@ from ..ranking import (
     Ranking,
     RuntimeChecks,
     RuntimeRow,
+    has_autoselect,
     name_key,
     score_key,
     valid_mode,
@@ -142,14 +143,16 @@ class _EntryMemo:
 
     def runtime_fixes(self, checks: RuntimeChecks, runtime: Runtime) -> RuntimeFixes:
         """``_runtime_fixes`` and ``_size_fixes``, once per distinct value of the fields they
-        read: a catalog's runtimes repeat a few of them."""
+        read: a catalog's runtimes repeat a few of them. A field is read only where the request
+        asks what it answers (accelerator classes, deployment modes, a model's size); where it
+        does not, the field plays no part in the key."""
         bounds = runtime.size_range
         key = (
             runtime.is_disabled,
-            runtime.accelerator_classes,
-            runtime.engine_mode_annotation,
-            runtime.decoder_mode_annotation,
-            None if bounds is None else (bounds.min, bounds.max),
+            runtime.accelerator_classes if checks.accelerators else None,
+            None if checks.engine_mode is None else runtime.engine_mode_annotation,
+            None if checks.decoder_mode is None else runtime.decoder_mode_annotation,
+            None if bounds is None or checks.size is None else (bounds.min, bounds.max),
         )
         found = self._runtime_fixes.get(key)
         if found is None:
@@ -207,7 +210,7 @@ class _Eligibility:
     @property
     def has_autoselect(self) -> bool:
         if self._has_autoselect is None:
-            self._has_autoselect = any(entry.auto_select is True for entry in self.entries)
+            self._has_autoselect = has_autoselect(self.entries)
         return self._has_autoselect
 
     def _entries(self) -> Iterable[Entry]:
@@ -268,10 +271,13 @@ class _Eligibility:
         ``entry_fixes`` made (None: no entry changed); ``first_match`` is the first matching
         entry. Each is a ``LABEL_AUTOSELECT`` or ``LABEL_SCORE`` change."""
         entry = None if index is None else self.entries[index]
+        # The changed entry alone (a runtime of one entry, as most are): no other entry scores,
+        # and the cheapest way to a score is the changed entry's own.
+        alone = index is not None and len(self.entries) == 1
         # Matching once changed, the entry's score needs no fix but its weight's.
         scores = entry is not None and self.memo.scores_once_matched(entry)
         eligible = entry is not None and entry.auto_select is not False
-        if (scores and eligible) or self._scores_elsewhere(index):
+        if (scores and eligible) or (not alone and self._scores_elsewhere(index)):
             if self.has_autoselect:
                 return []
             # As toWin does for check 6 (§19): autoSelect on the first matching entry.
@@ -279,7 +285,7 @@ class _Eligibility:
         own = None
         if entry is not None:
             own = (int(not scores) + self._needs_autoselect(entry),)
-        chosen = self._cheapest(index, own)
+        chosen = index if index is not None and alone else self._cheapest(index, own)
         if chosen != index or entry is None:
             return self._score_changes(self.entries[chosen], chosen) or []
         changes = _with_index(self.memo.matched_score_fixes(entry), chosen)

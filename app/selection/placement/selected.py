@@ -74,15 +74,18 @@ def read_selected_runtime(request: RankRequest, ranking: Ranking) -> RuntimeRead
     selected = ranking.selected
     if selected is None or ranking.error is not None:
         return None
-    namespace = target_namespace(request)
-    runtimes, _ = latest_runtimes(request.runtimes, namespace)
-    candidates = [runtime for runtime in runtimes if is_candidate(runtime, namespace)]
     isvc = request.inference_service
     if not selected.explicit or isvc is None or isvc.runtime_name is None:
-        for runtime in candidates:
+        # The ranking's rows are candidates of the request (its selection the first), and no two
+        # candidates share a name and a scope (rules §2): the row found is that candidate.
+        for row in ranking.rows:
+            runtime = row.runtime
             if runtime.name == selected.name and runtime.scope == selected.scope:
                 return RuntimeRead(runtime, runtime, named=False)
         return None
+    namespace = target_namespace(request)
+    runtimes, _ = latest_runtimes(request.runtimes, namespace)
+    candidates = [runtime for runtime in runtimes if is_candidate(runtime, namespace)]
     modern = Version(request.ome_version) >= KIND_AND_INHERITANCE_SINCE
     found = find_named_runtime(candidates, isvc.runtime_name, isvc.runtime_kind, modern)
     if found is None:

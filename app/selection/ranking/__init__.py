@@ -31,6 +31,7 @@ from .checks import (
     RuntimeChecks,
     RuntimeRow,
     compatible_score,
+    has_autoselect,
 )
 from .constraints import DEPLOYMENT_MODES, valid_mode
 from .diffusion import diffusion_mismatch
@@ -115,6 +116,7 @@ __all__ = [
     "entry_score",
     "entry_unit_score",
     "find_named_runtime",
+    "has_autoselect",
     "is_candidate",
     "latest_runtimes",
     "lookup_order",

@@ -137,6 +137,16 @@ class Support:
     first: Entry | None
 
 
+def has_autoselect(entries: tuple[Entry, ...]) -> bool:
+    """Whether an entry has ``autoSelect: true`` (check 6 of rules §3). A loop rather than
+    ``any()`` over a generator, which costs more to set up than a few entries cost to read
+    (bench/README.md, "Figures behind the code")."""
+    for entry in entries:  # noqa: SIM110 (see above)
+        if entry.auto_select is True:
+            return True
+    return False
+
+
 class RuntimeChecks:
     """What every runtime is checked against, computed once per request."""
 
@@ -154,22 +164,30 @@ class RuntimeChecks:
 
     def support(self, runtime: Runtime) -> Support:
         """Checks 2–5 of rules §3 (with §9's pre-1.3 check)."""
+        return Support(*self._support(runtime))
+
+    def _support(self, runtime: Runtime) -> tuple[str | None, int | None, Entry | None]:
+        """``support``'s reason, check and first matching entry (a row reads them: no
+        ``Support`` is made for it)."""
         # Each of checks 2 and 3 runs only when the request asks for it (most ask for neither).
         if self.accelerators and not supports_accelerators(runtime, self.accelerators):
-            return Support(REASON_ACCELERATOR, CHECK_ACCELERATOR, None)
+            return REASON_ACCELERATOR, CHECK_ACCELERATOR, None
         if self.engine_mode is not None or self.decoder_mode is not None:
             mode = deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode)
             if mode is not None:
-                return Support(mode, CHECK_MODE, None)
+                return mode, CHECK_MODE, None
         first, texts = self.entries.check(runtime.entries)
         if first is None:
             why = "; ".join(texts) if texts else "no supported formats defined"
-            reason = f"model format '{self.label}' not in supported formats: {why}"
-            return Support(reason, CHECK_FORMAT, None)
+            return (
+                f"model format '{self.label}' not in supported formats: {why}",
+                CHECK_FORMAT,
+                None,
+            )
         bounds = runtime.size_range
         if self.size is not None and bounds is not None:
             if self.one_bound_unsupported and (bounds.min is None) != (bounds.max is None):
-                return Support(REASON_ONE_BOUND, CHECK_SIZE, first)
+                return REASON_ONE_BOUND, CHECK_SIZE, first
             # A NaN size is neither below min nor above max (rules §9).
             low = None if bounds.min is None else parse_size(bounds.min)
             high = None if bounds.max is None else parse_size(bounds.max)
@@ -178,8 +196,8 @@ class RuntimeChecks:
                 reason = (
                     f"model size {self.model.parameter_size} is outside supported range {label}"
                 )
-                return Support(reason, CHECK_SIZE, first)
-        return Support(None, None, first)
+                return reason, CHECK_SIZE, first
+        return None, None, first
 
     def may_qualify(self, runtime: Runtime) -> bool:
         """What every compatible row holds (``row``'s checks 1–4 and the autoSelect check, without
@@ -189,7 +207,7 @@ class RuntimeChecks:
         if deployment_mode_mismatch(runtime, self.engine_mode, self.decoder_mode) is not None:
             return False
         entries = runtime.entries
-        if not any(entry.auto_select is True for entry in entries):
+        if not has_autoselect(entries):
             return False
         return self.entries.check(entries)[0] is not None
 
@@ -215,16 +233,16 @@ class RuntimeChecks:
     def row(self, runtime: Runtime) -> RuntimeRow:
         if runtime.is_disabled:
             return RuntimeRow(runtime, False, reason=REASON_DISABLED, failed_check=CHECK_DISABLED)
-        support = self.support(runtime)
-        if support.reason is not None:
-            return RuntimeRow(runtime, False, reason=support.reason, failed_check=support.check)
-        if not any(entry.auto_select is True for entry in runtime.entries):
+        reason, check, matching = self._support(runtime)
+        if reason is not None:
+            return RuntimeRow(runtime, False, reason=reason, failed_check=check)
+        if not has_autoselect(runtime.entries):
             return RuntimeRow(
                 runtime, False, reason=REASON_NO_AUTOSELECT, failed_check=CHECK_AUTOSELECT
             )
         # cast: ``support`` names the first matching entry whenever it finds no reason to refuse
         # (a runtime with no matching entry fails check 4); Support's type does not say so.
-        first = cast(Entry, support.first)
+        first = cast(Entry, matching)
         score = self.score(runtime)
         if score <= 0:
             if first.auto_select is not True:

@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import cast
 
-from ..values import Model, Runtime
+from ..values import Model, Runtime, quick_init
 from .checks import RuntimeChecks, RuntimeRow
 from .selection_errors import SelectionError
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class IgnoredObject:
     """Something in the request that is not a candidate (rules §2, §15): a ServingRuntime of
@@ -24,6 +25,11 @@ class IgnoredObject:
     scope: str | None
     reason: str
     unmapped: bool = False  # kubectl would not map it: ``reason`` is kubectl's (rules §18)
+
+
+def ignored_order(item: IgnoredObject) -> tuple[str, str, str]:
+    """The order of what a ranking ignores: by namespace, name and kind."""
+    return text_key(item.namespace), text_key(item.name), text_key(item.kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +64,7 @@ class Ranking:
     def excluded_of(rows: tuple[RuntimeRow, ...]) -> list[tuple[str, str]]:
         """(name, reason) of the excluded rows in name order, each name once as OME keys them
         by name: the ClusterServingRuntime's reason when it is excluded, else the other's."""
-        reasons: dict[bytes, tuple[str, str]] = {}
+        reasons: dict[str, tuple[str, str]] = {}
         for row in sorted(rows, key=name_scope_key):
             if row.excluded:  # a ClusterServingRuntime sorts after its namesake: it wins
                 # cast: a row that failed a check has that check's reason (RuntimeChecks.row)
@@ -78,14 +84,19 @@ def distance_order(a: float, b: float) -> int:
     return 0
 
 
-def name_key(runtime: Runtime) -> bytes:
-    # rules §15 "Byte order": names compare by their UTF-8 bytes.
-    return runtime.name.encode("utf-8", "surrogatepass")
+def name_key(runtime: Runtime) -> str:
+    """rules §15 "Byte order": names compare by their UTF-8 bytes (``text_key``)."""
+    return runtime.name
 
 
-def name_scope_key(row: RuntimeRow) -> tuple[bytes, bool]:
-    return name_key(row.runtime), row.runtime.is_cluster
+def name_scope_key(row: RuntimeRow) -> tuple[str, bool]:
+    runtime = row.runtime
+    return runtime.name, runtime.is_cluster
 
 
-def text_key(text: str | None) -> bytes:
-    return b"" if text is None else text.encode("utf-8", "surrogatepass")
+def text_key(text: str | None) -> str:
+    """rules §15 "Byte order": texts compare by their UTF-8 bytes. UTF-8 keeps the order of
+    code points (a lone surrogate, written with ``surrogatepass``, included), and Python
+    compares texts by their code points: the text itself is the key, never encoded
+    (tests/selection/ranking/test_ranked.py holds the two orders to each other)."""
+    return "" if text is None else text

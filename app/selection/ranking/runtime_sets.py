@@ -14,10 +14,12 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from ..values import Model, RepeatedObject, Runtime
-from .checks import RuntimeRow
+from .checks import RuntimeRow, has_autoselect
 from .entries import model_format
-from .ranked import IgnoredObject
+from .ranked import IgnoredObject, ignored_order
 from .warnings import runtime_size_warnings
+
+CLUSTER_KIND = "ClusterServingRuntime"
 
 
 def is_candidate(runtime: Runtime, namespace: str) -> bool:
@@ -44,15 +46,18 @@ def latest_runtimes(
     candidates' repeats are reported: copies of a runtime that is not a candidate change
     nothing, and a warning naming kind and name could not tell namespaces apart."""
     latest: dict[tuple[str, str, str], Runtime] = {}
-    counts: dict[tuple[str, str, str], int] = {}
+    counts: dict[tuple[str, str, str], int] = {}  # of the identities given more than once
     for runtime in runtimes:
-        key = runtime_identity(runtime, namespace)
+        kind = runtime.kind  # runtime_identity, inline: one call fewer per runtime
+        key = (kind, "" if kind == CLUSTER_KIND else (runtime.namespace or namespace), runtime.name)
+        if key in latest:
+            counts[key] = counts.get(key, 1) + 1
         latest[key] = runtime
-        counts[key] = counts.get(key, 0) + 1
+    # In the order of each identity's first appearance, as the latest runtimes are.
     repeated = [
-        RepeatedObject(kind, name, count)
-        for (kind, where, name), count in counts.items()
-        if count > 1 and where in ("", namespace)
+        RepeatedObject(kind, name, counts[kind, where, name])
+        for kind, where, name in (latest if counts else ())
+        if (kind, where, name) in counts and where in ("", namespace)
     ]
     return list(latest.values()), repeated
 
@@ -99,7 +104,7 @@ class NamespaceRuntimes:
     latest: list[Runtime]  # one per identity, the last given (rules §2)
     repeated: list[RepeatedObject]
     candidates: list[Runtime]
-    ignored: list[IgnoredObject]  # ServingRuntimes of other namespaces
+    ignored: list[IgnoredObject]  # ServingRuntimes of other namespaces, by ``ignored_order``
     size_warnings: list[str]  # the candidates' (rules §9), in canonical order
     _matching: dict[MatchKey, frozenset[int]] | None = field(default=None, repr=False)
     # An admission's ordered rows, by what they are worked out from (``selector.rows_key``):
@@ -112,7 +117,7 @@ class NamespaceRuntimes:
         if self._matching is None:
             matching: dict[MatchKey, set[int]] = {}
             for runtime in self.candidates:
-                if any(entry.auto_select is True for entry in runtime.entries):
+                if has_autoselect(runtime.entries):
                     for key in _entry_keys(runtime):
                         matching.setdefault(key, set()).add(id(runtime))
             self._matching = {key: frozenset(ids) for key, ids in matching.items()}
@@ -148,6 +153,7 @@ def namespace_runtimes(runtimes: tuple[Runtime, ...], namespace: str) -> Namespa
             ignored.append(
                 IgnoredObject(runtime.kind, runtime.name, runtime.namespace, runtime.scope, reason)
             )
+    ignored.sort(key=ignored_order)
     return NamespaceRuntimes(
         latest, repeated, candidates, ignored, runtime_size_warnings(candidates)
     )

@@ -28,8 +28,8 @@ from .ranked import (
     Ranking,
     Selection,
     distance_order,
+    ignored_order,
     name_scope_key,
-    text_key,
 )
 from .runtime_sets import NamespaceRuntimes, RowsKey, RuntimeSet, namespace_runtimes
 from .selection_errors import SelectionError, SelectionErrorCode
@@ -176,10 +176,6 @@ class _Common(TypedDict):
     ignored: tuple[IgnoredObject, ...]
 
 
-def _ignored_order(item: IgnoredObject) -> tuple[bytes, bytes, bytes]:
-    return text_key(item.namespace), text_key(item.name), text_key(item.kind)
-
-
 def _checked_rows(
     checks: RuntimeChecks,
     facts: NamespaceRuntimes,
@@ -266,8 +262,11 @@ def rank_runtimes(
     else:
         facts = namespace_runtimes(request.runtimes, namespace)
     candidates = facts.candidates
-    ignored = [_other_ignored(other) for other in request.others] + facts.ignored
-    ignored.sort(key=_ignored_order)
+    ignored = facts.ignored  # in order already
+    if request.others:
+        # A stable sort: the runtimes' keep the order among equals they were sorted into.
+        ignored = [_other_ignored(other) for other in request.others] + ignored
+        ignored.sort(key=ignored_order)
     common: _Common = {
         "model": model,
         "namespace": namespace,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..values import Model, RepeatedObject, Runtime, format_parameters, is_plain_size, parse_size
+from .ranked import text_key
 
 if TYPE_CHECKING:
     from .checks import RuntimeRow
@@ -18,16 +19,20 @@ _KIND_ORDER = {
 }
 
 
-def _bytes(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
-
-
 def _size_warning(kind: str, name: str, field: str, raw: str) -> str | None:
     """rules §9: sizes that are not plain decimals, or that read as 0, get a warning."""
-    value = parse_size(raw)
-    if is_plain_size(raw) and value != 0:
-        return None
-    return f'{kind} {name}: {field} "{raw}" is read by OME as {format_parameters(value)} parameters'
+    return _size_text(kind, name, field, raw) if _warns(raw) else None
+
+
+def _warns(raw: str) -> bool:
+    """rules §9: a size that is not a plain decimal, or that reads as 0."""
+    return not is_plain_size(raw) or parse_size(raw) == 0
+
+
+def _size_text(kind: str, name: str, field: str, raw: str) -> str:
+    """``_size_warning``'s text, for a size that warns."""
+    value = format_parameters(parse_size(raw))
+    return f'{kind} {name}: {field} "{raw}" is read by OME as {value} parameters'
 
 
 def size_warnings(model: Model, runtimes: list[Runtime]) -> list[str]:
@@ -45,20 +50,34 @@ def model_size_warnings(model: Model) -> list[str]:
 
 def runtime_size_warnings(runtimes: list[Runtime]) -> list[str]:
     """The runtimes' part of ``size_warnings``: ServingRuntimes, then ClusterServingRuntimes,
-    by name."""
-    found = []
-    ordered = sorted(runtimes, key=lambda r: (r.is_cluster, _bytes(r.name)))
-    for runtime in ordered:
+    by name. Only the runtimes with a bound that warns are sorted (most have none; the sort is
+    stable, so equal keys keep the order a sort of every runtime gives them), and each distinct
+    bound is read once (a catalog's runtimes repeat a few sizes)."""
+    warns: dict[str, bool] = {}  # bound -> whether it warns
+    flagged = []
+    for runtime in runtimes:
         bounds = runtime.size_range
         if bounds is None:
             continue
-        for field, raw in (("min", bounds.min), ("max", bounds.max)):
+        odd = False
+        for raw in (bounds.min, bounds.max):
             if raw is not None:
-                text = _size_warning(
-                    runtime.kind, runtime.name, f"spec.modelSizeRange.{field}", raw
+                known = warns.get(raw)
+                if known is None:
+                    known = warns[raw] = _warns(raw)
+                odd = odd or known
+        if odd:
+            flagged.append(runtime)
+    flagged.sort(key=lambda r: (r.is_cluster, text_key(r.name)))
+    found = []
+    for runtime in flagged:
+        bounds = runtime.size_range
+        assert bounds is not None  # flagged for one of its bounds
+        for field, raw in (("min", bounds.min), ("max", bounds.max)):
+            if raw is not None and warns[raw]:
+                found.append(
+                    _size_text(runtime.kind, runtime.name, f"spec.modelSizeRange.{field}", raw)
                 )
-                if text is not None:
-                    found.append(text)
     return found
 
 
@@ -67,7 +86,7 @@ def repeat_warnings(repeated: list[RepeatedObject]) -> list[str]:
     InferenceServices, ServingRuntimes, ClusterServingRuntimes), then by name."""
     ordered = sorted(
         repeated,
-        key=lambda item: (_KIND_ORDER.get(item.kind, len(_KIND_ORDER)), _bytes(item.name)),
+        key=lambda item: (_KIND_ORDER.get(item.kind, len(_KIND_ORDER)), text_key(item.name)),
     )
     return [
         f"{item.kind} {item.name} appears {item.count} times in the request; the last one is used"

@@ -7,7 +7,7 @@ from app.schemas.requests import load_rank_request
 from app.selection.advice import NO_ADVICE, advise, exclusion_summary, way_outs
 from app.selection.advice.ranking_advice import Advice, advice_on
 from app.selection.ranking import rank_runtimes
-from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc
+from tests.builders import entry, isvc_doc, model_doc, rank_body, runtime_doc, serving_runtime
 
 
 def test_each_row_has_its_advice_and_way_out_and_the_ranking_its_summary():
@@ -59,3 +59,21 @@ def test_a_model_refused_before_any_runtime_is_checked_has_no_advice_on_any_row(
     assert advice.rows == (NO_ADVICE,) * len(ranking.rows)
     assert advice.ways_out == (None,) * len(ranking.rows)
     assert advice.summary is None
+
+
+def test_only_cluster_rows_below_a_qualifying_namespaced_one_note_it():
+    body = rank_body(
+        model_doc(),
+        serving_runtime("ns-a", entry(priority=3), namespace="demo"),
+        serving_runtime("ns-b", entry(priority=2), namespace="demo"),
+        runtime_doc("cl-a", entry(priority=2)),
+        runtime_doc("cl-b", entry(priority=1)),
+        namespace="demo",
+    )
+    ranking = rank_runtimes(load_rank_request(body, {}))
+    assert ranking.checks is not None
+    rows = advise(ranking.checks, ranking.rows, None)
+    assert [row.name for row in ranking.rows] == ["ns-a", "ns-b", "cl-a", "cl-b"]
+    assert [advice.to_win is not None for advice in rows] == [False, True, False, True]
+    note = "ServingRuntime ns-a in demo qualifies and comes first whatever the score"
+    assert [advice.note for advice in rows] == [None, None, None, note]

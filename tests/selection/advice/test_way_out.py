@@ -7,6 +7,7 @@ import copy
 import re
 
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.schemas.requests import load_rank_request
 from app.selection.advice import WayOut, way_outs
@@ -390,3 +391,71 @@ def test_a_changed_entry_that_scores_needs_what_checks_6_and_7_find(body):
             continue
         index = module._fewest(memo, entries)[0] if len(entries) > 1 else 0
         assert plan[1][1] == module._Eligibility(memo, entries).changes(index, index)
+
+
+@settings(deadline=None)
+@given(requests())
+def test_an_entry_alone_is_the_cheapest_and_no_other_scores(body):
+    """``_Eligibility.changes`` on a runtime of one entry, changed, skips the other entries:
+    none scores, and the cheapest way to a score is the entry's own, as reading them finds."""
+    from app.selection.advice import way_out as module
+
+    ranking = rank_runtimes(load_rank_request(body, {}))
+    if ranking.checks is None:
+        return
+    memo = module._EntryMemo(ranking.checks)
+    for row in ranking.rows:
+        if row.compatible or len(row.runtime.entries) != 1:
+            continue
+        entry = row.runtime.entries[0]
+        eligibility = module._Eligibility(memo, row.runtime.entries)
+        assert not eligibility._scores_elsewhere(0)
+        for scores in (False, True):
+            own = (int(not scores) + eligibility._needs_autoselect(entry),)
+            assert eligibility._cheapest(0, own) == 0
+
+
+_MODES = st.sampled_from([None, "RawDeployment", "MultiNode"])
+
+
+@settings(deadline=None)
+@given(
+    st.sampled_from([frozenset(), frozenset({"a100"})]),
+    _MODES,
+    _MODES,
+    st.sampled_from([None, "8B"]),
+    st.lists(
+        st.tuples(
+            st.sampled_from([None, False, True]),
+            st.sampled_from([None, ("a100",), ("h100",)]),
+            st.sampled_from([None, "RawDeployment", "MultiNode", "bogus"]),
+            st.sampled_from([None, "RawDeployment", "MultiNode"]),
+            st.sampled_from([None, ("1B", None), (None, "4B"), ("1B", "70B")]),
+        ),
+        max_size=8,
+    ),
+)
+def test_runtime_wide_fixes_shared_by_what_the_request_reads_are_each_runtime_s_own(
+    accelerators, engine, decoder, size, fields
+):
+    """A way out's runtime-wide fixes are shared by runtimes that differ only in what the
+    request does not ask about: each is what the runtime alone gets."""
+    from app.selection.advice import way_out as module
+    from app.selection.values import Runtime, SizeRange
+
+    checks = RuntimeChecks(load_rank_request(rank_body(model_doc(size=size)), {}))
+    checks.accelerators, checks.engine_mode, checks.decoder_mode = accelerators, engine, decoder
+    memo = module._EntryMemo(checks)
+    for disabled, offered, engine_annotation, decoder_annotation, bounds in fields:
+        runtime = Runtime(
+            "ClusterServingRuntime",
+            "rt",
+            None,
+            disabled=disabled,
+            size_range=None if bounds is None else SizeRange(*bounds),
+            accelerator_classes=offered,
+            engine_mode_annotation=engine_annotation,
+            decoder_mode_annotation=decoder_annotation,
+        )
+        own = module._runtime_fixes(checks, runtime), module._size_fixes(checks, runtime)
+        assert memo.runtime_fixes(checks, runtime) == tuple(map(tuple, own))

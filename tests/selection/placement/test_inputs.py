@@ -15,9 +15,11 @@ from app.selection.placement.inputs import (
     runtime_extras,
 )
 from app.selection.placement.placed import Placement, PlacementEntry
+from app.selection.placement.selected import read_selected_runtime
 from app.selection.ranking import rank_runtimes
 from app.selection.values import AcceleratorRequest, ComponentRequest, InferenceService
-from tests.builders import entry, loaded, runtime_doc
+from app.selection.values.documents import NAMESPACED
+from tests.builders import entry, loaded, model_doc, rank_body, runtime_doc, serving_runtime
 from tests.selection.placement.builders import H100, body_of, h100, h200, page_isvc
 
 
@@ -86,3 +88,24 @@ def test_the_placement_is_made_on_the_rankings_selection():
 def test_no_inference_service_places_nothing():
     request = request_of(body_of(None))
     assert placement_of(request, rank_runtimes(request)) is None
+
+
+def test_the_runtime_read_is_the_selected_candidate_the_request_leaves():
+    # Namesakes: a cluster one, a copy in another namespace, and two copies in the target
+    # namespace, of which the later is the one a kubectl apply leaves (rules §2).
+    request = load_rank_request(
+        rank_body(
+            model_doc(),
+            runtime_doc("rt", entry()),
+            serving_runtime("rt", entry(), namespace="other"),
+            serving_runtime("rt", entry(architecture="Other")),
+            serving_runtime("rt", entry()),
+            runtime_doc("else", entry()),
+        ),
+        {},
+    )
+    ranking = rank_runtimes(request)
+    assert ranking.selected is not None and ranking.selected.scope == NAMESPACED
+    read = read_selected_runtime(request, ranking)
+    assert read is not None and not read.named
+    assert read.runtime is read.holder is request.runtimes[3]

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.schemas.requests import load_rank_request
-from app.selection.ranking import rank_runtimes
+from app.selection.ranking import CHECK_SIZE, has_autoselect, rank_runtimes
+from app.selection.values import Entry
 from tests.selection.builders import requests
 
 
@@ -87,3 +88,26 @@ def test_autoselect_false_everywhere_selects_nothing(body):
     ranking = _rank(body)
     assert ranking.selected is None
     assert not any(row.compatible for row in ranking.rows)
+
+
+@given(st.lists(st.sampled_from([None, False, True]), max_size=5))
+def test_a_runtime_has_autoselect_when_an_entry_says_true(values):
+    entries = tuple(Entry(auto_select=value) for value in values)
+    assert has_autoselect(entries) is (True in values)
+
+
+@settings(deadline=None)
+@given(requests())
+def test_a_rows_checks_are_what_support_finds(body):
+    # A row reads checks 2-5 without a ``Support``: the same reason, check and entry.
+    ranking = _rank(body)
+    if ranking.checks is None:
+        return
+    for row in ranking.rows:
+        if row.runtime.is_disabled:
+            continue
+        support = ranking.checks.support(row.runtime)
+        if support.reason is not None:
+            assert (row.reason, row.failed_check) == (support.reason, support.check)
+        else:
+            assert support.first is not None and (row.failed_check or 0) > CHECK_SIZE

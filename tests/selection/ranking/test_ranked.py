@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.selection.ranking import rank_runtimes
 from app.selection.ranking.ranked import Ranking, distance_order, name_key, text_key
@@ -30,10 +32,27 @@ def test_distances_order_by_their_truncated_difference(a, b, order):
     assert distance_order(a, b) == order
 
 
+def _utf_8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+# Any code point, lone surrogates included (a YAML body may hold one).
+_TEXTS = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, categories=None))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_TEXTS, _TEXTS)
+def test_text_keys_order_and_tell_apart_texts_as_their_utf_8_bytes_do(a, b):
+    assert (text_key(a) < text_key(b)) == (_utf_8(a) < _utf_8(b))
+    assert (text_key(a) == text_key(b)) == (_utf_8(a) == _utf_8(b))
+
+
 def test_names_and_texts_compare_by_their_utf_8_bytes():
-    assert name_key(Runtime("ClusterServingRuntime", "é", None)) == b"\xc3\xa9"
-    assert text_key(None) == b""
-    assert text_key("\ud800") == b"\xed\xa0\x80"  # a lone surrogate orders, rather than fails
+    # Byte order is not UTF-16's: U+FF5E sorts before U+1F600 here, after its surrogates there.
+    assert text_key("\uff5e") < text_key("\U0001f600") and _utf_8("\uff5e") < _utf_8("\U0001f600")
+    assert text_key("\ud800") < text_key("\ue000")  # a lone surrogate orders, rather than fails
+    assert name_key(Runtime("ClusterServingRuntime", "é", None)) == text_key("é")
+    assert text_key(None) == text_key("") < text_key("\x00")
 
 
 def test_the_excluded_runtimes_are_listed_once_a_name_the_cluster_runtimes_reason_first():

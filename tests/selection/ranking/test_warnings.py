@@ -4,13 +4,18 @@ without a size leaves unused (§15)."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from app.selection.ranking import rank_runtimes
 from app.selection.ranking.warnings import (
+    _size_warning,
     repeat_warnings,
+    runtime_size_warnings,
     size_warnings,
     unused_size_range_warning,
 )
-from app.selection.values import RankRequest, RepeatedObject
+from app.selection.values import RankRequest, RepeatedObject, Runtime, SizeRange
 from tests.builders import entry, loaded, model_doc, runtime_doc, serving_runtime
 
 
@@ -69,3 +74,43 @@ def test_an_unsized_model_leaves_the_ranges_of_qualifying_runtimes_unused():
     assert unused_size_range_warning(model, rows(model, plain)) is None
     sized = loaded(model_doc("llama", size="8B"))
     assert unused_size_range_warning(sized, rows(sized, ranged)) is None
+
+
+def _size_warnings_of_every_runtime(runtimes: list[Runtime]) -> list[str]:
+    """The reference: every runtime sorted, each bound read on its own."""
+    found = []
+    for runtime in sorted(runtimes, key=lambda r: (r.is_cluster, r.name.encode())):
+        bounds = runtime.size_range
+        if bounds is None:
+            continue
+        for field, raw in (("min", bounds.min), ("max", bounds.max)):
+            text = (
+                None
+                if raw is None
+                else _size_warning(runtime.kind, runtime.name, f"spec.modelSizeRange.{field}", raw)
+            )
+            if text is not None:
+                found.append(text)
+    return found
+
+
+_SIZES = st.sampled_from(["1B", "70B", "7b", "0", "0x1p4M", "1e3M", "500M", "abc", "0B"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
+            st.sampled_from(["a", "b", "é", "z"]),  # names repeat: equal keys keep their order
+            st.none() | st.tuples(st.none() | _SIZES, st.none() | _SIZES),
+        ),
+        max_size=12,
+    )
+)
+def test_runtime_size_warnings_agree_with_sorting_every_runtime(specs):
+    runtimes = [
+        Runtime(kind, name, None, size_range=None if sizes is None else SizeRange(*sizes))
+        for kind, name, sizes in specs
+    ]
+    assert runtime_size_warnings(runtimes) == _size_warnings_of_every_runtime(runtimes)
