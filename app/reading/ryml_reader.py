@@ -29,7 +29,7 @@ import orjson
 import ryml
 from yaml.reader import Reader
 
-from .decoding import NOT_READ, orjson_value
+from .decoding import NOT_READ
 from .pyyaml_reader import MERGE_TAG, STR_TAG, VALUE_TAG, yaml11_scalar
 from .sizing import yaml_nodes_ceiling
 from .yaml_bounds import (
@@ -307,28 +307,36 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
-# A bare number with a fraction or an exponent in ryml's JSON: YAML 1.1 reads those otherwise
-# (_json_float), so the stdlib decoder with its hooks reads such a text. ryml writes every value
-# after `": ` or on a line of its own. Those after a key are looked for in ryml's JSON, before
-# orjson reads it, as is a whole document; the others (items of a sequence) in orjson's compact
-# JSON of what it read, where each follows `[` or `,` (and orjson writes every float with a
-# fraction or an exponent, every integer without): fewer bytes, no indentation to skip. A match
-# inside a string only costs the detour. (Each pattern begins with a literal, the rarer the
-# better, so that the search runs at memchr speed.)
-_BARE_VALUE = re.compile(rb':(?<=":) -?[0-9]+[.eE]')
-_BARE_DOCUMENT = re.compile(rb"-?[0-9]+[.eE]")  # matched at the start only
-_FLOAT_ITEMS = (re.compile(rb",-?[0-9]+[.eE]"), re.compile(rb"\[-?[0-9]+[.eE]"))
+# A number with a fraction or an exponent: YAML 1.1 reads those otherwise (_json_float), so the
+# stdlib decoder with its hooks reads such a text. They are looked for in orjson's compact JSON of
+# what it read, where each number follows `":` (a key), `,` or `[` (an item), or begins the text
+# (a whole document), and where orjson writes every float with a fraction or an exponent, every
+# integer without. An integer orjson cannot hold (past 64 bits) it reads as a float, so that one
+# is found there too and the stdlib decoder reads it exactly. A match inside a string only costs
+# the detour. (Each pattern begins with a literal, the rarer the better, so that the search runs
+# at memchr speed; ryml's indented JSON, which the search once ran on, is nearly twice as long.)
+_FLOATS = (
+    re.compile(rb'":-?[0-9]+[.eE]'),
+    re.compile(rb",-?[0-9]+[.eE]"),
+    re.compile(rb"\[-?[0-9]+[.eE]"),
+)
+_FLOAT_DOCUMENT = re.compile(rb"-?[0-9]+[.eE]")  # matched at the start only
 
 
-def _bare_fraction(text: bytes | bytearray) -> bool:
-    """A number with a fraction or an exponent after a key, or as the whole document."""
-    return bool(_BARE_VALUE.search(text) or _BARE_DOCUMENT.match(text))
+def _has_float(compact: bytes) -> bool:
+    """A float anywhere in the value whose compact JSON (orjson's) is ``compact``."""
+    if _FLOAT_DOCUMENT.match(compact):
+        return True
+    return any(pattern.search(compact) for pattern in _FLOATS)
 
 
-def _float_item(compact: bytes) -> bool:
-    """A float in a sequence, in orjson's compact JSON of the value ryml's JSON gave."""
-    after_comma, first = _FLOAT_ITEMS
-    return bool(after_comma.search(compact) or first.search(compact))
+def _orjson_value(text: bytearray) -> Any:
+    """orjson's value of ryml's JSON, or ``NOT_READ`` where it refuses it (a control character
+    in a string, a number that overflows to infinity): the stdlib decoder reads those."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return NOT_READ
 
 
 def _separators(text: bytes | bytearray) -> int:
@@ -628,16 +636,15 @@ def _read(raw: bytes, seen: _Seen) -> list | None:
     for match in _CANDIDATE.finditer(text):
         if _is_ambiguous(match, text):
             return None
-    if not _bare_fraction(text):
-        value = orjson_value(text)  # a control character, a long integer: the decoder below
-        if value is not NOT_READ:
-            # A key twice in a mapping leaves one: orjson's JSON of the value then holds fewer
-            # separators (the PyYAML path names the key, with its line).
-            compact = orjson.dumps(value)
-            if _separators(compact) != separators:
-                return None
-            if not _float_item(compact):
-                return _documents(value, stream)
+    value = _orjson_value(text)
+    if value is not NOT_READ:
+        # A key twice in a mapping leaves one: orjson's JSON of the value then holds fewer
+        # separators (the PyYAML path names the key, with its line).
+        compact = orjson.dumps(value)
+        if _separators(compact) != separators:
+            return None
+        if not _has_float(compact):
+            return _documents(value, stream)
     sizes: list[int] = []
     remember = sizes.append
 

@@ -1020,3 +1020,22 @@ def test_floats_in_sequences_read_as_the_pyyaml_path_reads_them(raw):
     assert same(load_documents(raw), pyyaml(raw))
     fast = ryml_reader.fast_documents(raw)
     assert fast is None or same(fast, pyyaml(raw))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"a: 18446744073709551616\n",  # 2**64: orjson reads a float
+        b"a: 18446744073709551615\n",  # 2**64 - 1: orjson reads it exactly
+        b"- 1\n- -9223372036854775809\n",  # below -2**63, an item after a comma
+        b"a:\n- 100000000000000000000000000000\n",  # the first item, after `[`
+        b"18446744073709551616\n",  # a whole document
+        b"--- 1\n--- 123456789012345678901234567890\n",
+    ],
+)
+def test_integers_past_64_bits_are_read_exactly_on_the_fast_path(raw):
+    # orjson reads them as floats: found as floats in its compact JSON, read by the stdlib.
+    fast = ryml_reader.fast_documents(raw)
+    assert fast is not None
+    assert same(fast, pyyaml(raw))
+    assert same(load_documents(raw), pyyaml(raw))
