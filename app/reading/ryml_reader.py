@@ -172,11 +172,22 @@ def _without_flow_lines(text: bytes) -> bytes:
 
 class _Scanned:
     """The body's bytes, and the same with its quoted tokens and its flow collections of words
-    emptied, made once when needed."""
+    emptied, made when needed: the lines that could hold a match one by one, or the whole body
+    once they are many.
+
+    Every construct the emptying empties ends on its line, and so does every match of the
+    token patterns (none takes a line break; at a line's ends their looks around see the same
+    as they would see a line break), so a pattern matches the emptied body where it matches an
+    emptied line. An emptied line holds no byte that its line does not (`""`, `[]`, the head of
+    a flow line are its own bytes), so only lines that hold a pattern's trigger bytes
+    (``_LINE_TRIGGERS``: the byte it begins with, or one it cannot match without) need a look.
+    tests/reading/test_yaml_loader.py holds the two ways to each other."""
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self._emptied: bytes | None = None
+        self._lines: dict[int, bytes] = {}  # where a line begins: the line, emptied
+        self._line_budget = len(raw) // _BYTES_PER_LINE + _LINES
 
     def found(self, patterns: list[tuple[bytes, re.Pattern]]) -> bool:
         """Whether one of ``patterns`` matches; then again with the quoted tokens and the flow
@@ -185,9 +196,45 @@ class _Scanned:
         if not any(_matches(char, pattern, raw) for char, pattern in patterns):
             return False
         if self._emptied is None:
+            on_lines = self._found_on_lines(patterns)
+            if on_lines is not None:
+                return on_lines
             self._emptied = _without_flow_lines(_without_quoted_tokens(raw))
         raw = self._emptied
         return any(_matches(char, pattern, raw) for char, pattern in patterns)
+
+    def _found_on_lines(self, patterns: list[tuple[bytes, re.Pattern]]) -> bool | None:
+        """Whether one of ``patterns`` matches an emptied line that holds its trigger bytes;
+        None once more lines would be emptied than emptying the whole body costs."""
+        raw, lines = self.raw, self._lines
+        for char, pattern in patterns:
+            for trigger in _LINE_TRIGGERS.get(char, (char,)):
+                at = raw.find(trigger)
+                while at >= 0:
+                    start = raw.rfind(b"\n", 0, at) + 1
+                    end = raw.find(b"\n", at)
+                    end = len(raw) if end < 0 else end
+                    line = lines.get(start)
+                    if line is None:
+                        self._line_budget -= 1
+                        if self._line_budget < 0:
+                            return None
+                        line = _without_flow_lines(_without_quoted_tokens(raw[start:end]))
+                        lines[start] = line
+                    if pattern.search(line):
+                        return True
+                    at = raw.find(trigger, end)
+        return False
+
+
+# The bytes a line must hold for a pattern that begins with the key to match it emptied, where
+# that is not the key itself: a quoted scalar followed by a bracket needs the bracket, which is
+# rarer than quotes.
+_LINE_TRIGGERS = {b"'": (b"]", b"}"), b'"': (b"]", b"}")}
+# Emptying a line costs about what emptying this many bytes of the whole body does (a few calls
+# of the regex engine each): past that many lines per byte, the whole body is emptied at once.
+_BYTES_PER_LINE = 2048
+_LINES = 16
 
 
 _PROBES = 16  # places tried one by one before the density of ``char`` is looked at

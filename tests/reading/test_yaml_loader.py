@@ -978,6 +978,54 @@ def test_the_token_checks_find_what_a_search_finds(text):
         assert ryml_reader._matches(char, pattern, text) == bool(pattern.search(text)), pattern
 
 
+# Lines of the constructs the emptying empties (quoted scalars, flow collections of words) and of
+# the bytes the token patterns decide on, with the line breaks the lines are cut at.
+LINE_FRAGMENTS = [
+    "- ", "a: ", "--- ", "[a, b]", "{a: 1}", "[x, [1, 2]]", "[]", "'x'", '"y"', "'a''b'",
+    '"q\\"r"', "]", "}", "[", "{", "'", '"', "%", "!", "&", "*", "@", "`", "?", "|2", ">-1",
+    "\n", "\r", "\r\n", " ", ",", ":", "#", "b",
+]  # fmt: skip
+LINE_SOUP = st.lists(st.sampled_from(LINE_FRAGMENTS), max_size=40).map("".join).map(str.encode)
+
+
+def found_on_the_whole_body(raw: bytes, patterns) -> bool:
+    if not any(pattern.search(raw) for _, pattern in patterns):
+        return False
+    emptied = ryml_reader._without_flow_lines(ryml_reader._without_quoted_tokens(raw))
+    return any(pattern.search(emptied) for _, pattern in patterns)
+
+
+@settings(max_examples=5 * settings.default.max_examples, deadline=None)
+@given(st.one_of(TOKEN_TEXTS, LINE_SOUP))
+def test_lines_emptied_one_by_one_find_what_the_whole_body_emptied_finds(text):
+    checks = [ryml_reader._UNSURE, ryml_reader._NODE_PROPERTIES]
+    expected = [found_on_the_whole_body(text, patterns) for patterns in checks]
+    by_lines = ryml_reader._Scanned(text)  # one after the other, as _read asks them
+    assert [by_lines.found(patterns) for patterns in checks] == expected
+    whole = ryml_reader._Scanned(text)
+    whole._line_budget = 0  # the first line past the budget: the whole body emptied
+    assert [whole.found(patterns) for patterns in checks] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"a: ['x', b]\n", b"- ['x']\n", b"a: {'x'}\n", b'a: ["x"}\n', b"a: [b, c]\nd: 'e' ]\n"],
+)
+def test_a_quoted_scalar_before_a_bracket_is_looked_for_on_the_lines_with_the_bracket(text):
+    expected = found_on_the_whole_body(text, ryml_reader._UNSURE)
+    assert ryml_reader._Scanned(text).found(ryml_reader._UNSURE) == expected
+
+
+def test_a_body_with_many_lines_to_look_at_is_emptied_whole():
+    lines = ryml_reader._LINES + 1  # more than its budget: a short body
+    scanned = ryml_reader._Scanned(b"a: [x, y]\n" * lines + b"b: ]\n")
+    assert scanned.found(ryml_reader._UNSURE)
+    assert scanned._emptied is not None
+    few = ryml_reader._Scanned(b"a: [x, y]\n" * (lines - 2) + b"b: ]\n")
+    assert few.found(ryml_reader._UNSURE)
+    assert few._emptied is None
+
+
 @pytest.mark.parametrize("before", [0, 1, 15, 16, 17, 40])
 @pytest.mark.parametrize("gap", [0, 2000])  # dense: the engine scans the rest; sparse: tries
 def test_a_token_past_the_probes_is_still_found(before, gap):
