@@ -24,6 +24,7 @@ from ..ranking import (
     DEPLOYMENT_MODES,
     SERVING_RUNTIME,
     InheritanceError,
+    has_autoselect,
     resolve_chain,
 )
 from ..values import (
@@ -451,7 +452,7 @@ def runtime_notes(
                 found.extend(_version_notes(runtime, index, what, ref))
     if runtime.is_disabled:
         return found
-    if not any(entry.auto_select is True for entry in runtime.entries):
+    if not has_autoselect(runtime.entries):
         found.append(
             _runtime_info(runtime, "spec.supportedModelFormats", "NoAutoSelect", AUTO_SELECT_NOTE)
         )
