@@ -384,3 +384,15 @@ def test_shared_values_are_made_once_and_bounded():
     assert shared["b", 2] == ("b", 2)
     assert shared["c", 3] == ("c", 3)  # the third clears the table first
     assert len(shared) == 1
+
+
+def test_a_plain_entry_beside_one_with_an_accelerator_config_is_still_shared():
+    """A list with an ``acceleratorConfig`` is taken entry by entry: the plain entries beside it
+    are the shared ones, the configured one its own, and the order is the list's."""
+    plain, configured = entry(weight=2), dict(entry(name="tp"), acceleratorConfig={"tp": 2})
+    alone = load_runtime(runtime_doc("a", copy.deepcopy(plain))).entries[0]
+    mixed = load_runtime(runtime_doc("b", copy.deepcopy(configured), copy.deepcopy(plain)))
+    assert [one.name for one in mixed.entries] == ["tp", alone.name]
+    assert mixed.entries[1] is alone
+    assert mixed.entries[0].accelerator_config == {"tp": 2}
+    assert mixed == schema_load(runtime_doc("b", configured, plain))
