@@ -44,7 +44,7 @@ from .entries import (
     model_format,
     supports_cache_provider,
 )
-from .entry_memo import match_key, score_key
+from .entry_memo import score_key
 from .explicit import (
     CLUSTER_SERVING_RUNTIME,
     KIND_AND_INHERITANCE_SINCE,
@@ -120,7 +120,6 @@ __all__ = [
     "is_candidate",
     "latest_runtimes",
     "lookup_order",
-    "match_key",
     "model_format",
     "name_key",
     "name_scope_key",

@@ -3,8 +3,8 @@ mismatch text (§3.2), entry score (§4) and the explain WEIGHT column (§6)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import cast
+from collections.abc import Callable, Hashable
+from typing import TypeVar, cast
 
 from ..values import Entry, EntryRef, Model, ModelRef, go_quote, versions_match
 from .diffusion import diffusion_mismatch
@@ -87,13 +87,19 @@ def entry_matches(model: Model, entry: Entry, provider: str = "") -> bool:
 
 
 def _version_mismatch(what: str, model: ModelRef, entry: EntryRef) -> str | None:
-    if model.version is not None and entry.version is not None:
-        if versions_match(model.version, entry.version, entry.operator):
+    return _version_text(what, model.version, entry.version, entry.operator)
+
+
+def _version_text(
+    what: str, model_version: str | None, version: str | None, operator: str | None
+) -> str | None:
+    if model_version is not None and version is not None:
+        if versions_match(model_version, version, operator):
             return None
-        return f"{what} version mismatch (model={model.version}, runtime={entry.version})"
-    if entry.version is not None:
-        return f"model has no {what} version but runtime requires {entry.version}"
-    if model.version is not None:
+        return f"{what} version mismatch (model={model_version}, runtime={version})"
+    if version is not None:
+        return f"model has no {what} version but runtime requires {version}"
+    if model_version is not None:
         return f"model has {what} version but runtime has no version requirement"
     return None
 
@@ -108,19 +114,49 @@ def _presence_mismatch(what: str, model_value: str | None, entry_value: str | No
 
 
 Verdict = Callable[[Entry], str | None]
+K = TypeVar("K", bound=Hashable)
+_VersionKey = tuple[str | None, str | None]  # an entry reference's version and operator
+T = TypeVar("T")
 
 
 def entry_verdicts(model: Model, provider: str = "") -> Verdict:
     """Check 4 of rules §3 on one entry, for ``model``: ``None`` when the entry matches (§3.1,
     as ``entry_matches``), else why not (§3.2, as ``entry_mismatch``). The model's side is read
     once here; the function returned reads only the entry, and builds a text only for a part
-    that differs (most entries a runtime lists fail, and every text is read when all do)."""
+    that differs (most entries a runtime lists fail, and every text is read when all do). The
+    texts of the parts, each of which reads one or two of the entry's values (its architecture,
+    its quantization, a format's or framework's name that differs, or its version and
+    operator), are made once per distinct value and looked up after: entries that share no
+    whole set of fields still share those, and an entry costs a few lookups."""
     model_fmt = model_format(model)
     format_name = model_fmt.name
     architecture, quantization = model.architecture, model.quantization
     framework = model.framework
     framework_name = None if framework is None else framework.name
     sharded, diffusion = model.is_sharded, model.diffusion
+    architectures: _PartTexts[str | None, str] = _PartTexts(
+        lambda value: _presence_mismatch("architecture", architecture, value)
+    )
+    quantizations: _PartTexts[str | None, str] = _PartTexts(
+        lambda value: _presence_mismatch("quantization", quantization, value)
+    )
+    format_names: _PartTexts[str, str] = _PartTexts(
+        lambda name: f"format name mismatch (model={format_name}, runtime={name})"
+    )
+    framework_version = None if framework is None else framework.version
+    format_versions: _PartTexts[_VersionKey, str | None] = _PartTexts(
+        lambda key: _version_text("format", model_fmt.version, key[0], key[1])
+    )
+    framework_versions: _PartTexts[_VersionKey, str | None] = _PartTexts(
+        lambda key: _version_text("framework", framework_version, key[0], key[1])
+    )
+    framework_names: _PartTexts[str, str] = _PartTexts(
+        lambda name: (
+            f"model has no framework but runtime requires {name}"
+            if framework is None
+            else f"framework name mismatch (model={framework_name}, runtime={name})"
+        )
+    )
 
     def verdict(entry: Entry) -> str | None:
         parts = []
@@ -131,28 +167,24 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
             if text is not None:
                 parts.append(text)
         if entry.architecture != architecture:
-            parts.append(_presence_mismatch("architecture", architecture, entry.architecture))
+            parts.append(architectures[entry.architecture])
         if entry.quantization != quantization:
-            parts.append(_presence_mismatch("quantization", quantization, entry.quantization))
+            parts.append(quantizations[entry.quantization])
         fmt = entry.format
         if fmt is not None:
             if fmt.name != format_name:
-                parts.append(f"format name mismatch (model={format_name}, runtime={fmt.name})")
+                parts.append(format_names[fmt.name])
             elif fmt.version is not None or model_fmt.version is not None:
-                text = _version_mismatch("format", model_fmt, fmt)
-                if text:
+                text = format_versions[fmt.version, fmt.operator]
+                if text is not None:
                     parts.append(text)
         wanted = entry.framework
         if wanted is not None:
-            if framework is None:
-                parts.append(f"model has no framework but runtime requires {wanted.name}")
-            elif wanted.name != framework_name:
-                parts.append(
-                    f"framework name mismatch (model={framework_name}, runtime={wanted.name})"
-                )
-            elif wanted.version is not None or framework.version is not None:
-                text = _version_mismatch("framework", framework, wanted)
-                if text:
+            if framework is None or wanted.name != framework_name:
+                parts.append(framework_names[wanted.name])
+            elif wanted.version is not None or framework_version is not None:
+                text = framework_versions[wanted.version, wanted.operator]
+                if text is not None:
                     parts.append(text)
         elif framework is not None:
             parts.append(
@@ -163,6 +195,20 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
         return None if fmt is not None else NO_PART
 
     return verdict
+
+
+class _PartTexts(dict[K, T]):
+    """``texts[value]``: ``make(value)``, made on first use (one request's few values)."""
+
+    __slots__ = ("_make",)
+
+    def __init__(self, make: Callable[[K], T]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, value: K) -> T:
+        text = self[value] = self._make(value)
+        return text
 
 
 NO_PART = "unknown mismatch"  # rules §3.2: an entry that fails no part it names (no modelFormat)

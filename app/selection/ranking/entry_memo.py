@@ -1,14 +1,15 @@
-"""One request's answers per ``supportedModelFormats`` entry (check 4's verdict: match or
-mismatch text; score; what a way out reads), each computed once per distinct entry: a cluster's
-runtimes repeat a handful of formats and frameworks.
+"""One request's answers per ``supportedModelFormats`` entry (score; what a way out reads),
+each computed once per distinct entry: a cluster's runtimes repeat a handful of formats and
+frameworks. Check 4's verdict (match or mismatch text) is not kept per entry: it shares the texts
+of its parts between entries instead (``entries.entry_verdicts``).
 
 Keyed by the fields each function reads, the format and framework by identity: loading shares
 one object per distinct reference (``documents.shared_entry_ref``), and the memo keeps every
 entry it computed for alive (a way out's changed entries are made on the fly), so no identity in
 a key is reused by another object while the memo lasts (two equal references that are distinct
 objects only cost a second computation). Hashing them by value ran their generated
-``__hash__`` on every lookup. An entry with a diffusion pipeline (not hashable, and
-rare) is computed every time. The values held are shared: callers only read them.
+``__hash__`` on every lookup. A ``None`` key (what cannot be keyed) is computed every time.
+The values held are shared: callers only read them.
 """
 
 from __future__ import annotations
@@ -23,25 +24,9 @@ T = TypeVar("T")
 Key = tuple[object, ...]
 
 
-def match_key(entry: Entry) -> Key | None:
-    """What check 4 reads (``entries.entry_verdicts``)."""
-    if entry.diffusion is not None:
-        return None
-    return (
-        id(entry.format),
-        id(entry.framework),
-        entry.architecture,
-        entry.quantization,
-        entry.cache_providers,
-    )
-
-
 def score_key(entry: Entry) -> Key:
     """What ``entry_score`` and a way out's score fixes read."""
     return (id(entry.format), id(entry.framework), entry.cache_providers, entry.priority)
-
-
-_MISSING = object()  # not in the table yet (a verdict may be None)
 
 
 class EntryMemo:
@@ -50,32 +35,19 @@ class EntryMemo:
         self._tables: dict[str, dict[Key, Any]] = {}
         self._alive: list[Entry] = []  # the entries whose references' identities are keys
         self._verdict = entry_verdicts(model, provider)
-        self._verdicts: dict[Key, str | None] = {}  # by match_key, written out in ``check``
 
     def check(self, entries: tuple[Entry, ...]) -> tuple[Entry | None, list[str]]:
         """Check 4 of rules §3 on a runtime's entries: the first that matches, or None and
-        every entry's mismatch text (§3.2), in order. One lookup per entry; the key is
-        ``match_key``'s, built here."""
-        verdicts, verdict, alive = self._verdicts, self._verdict, self._alive
+        every entry's mismatch text (§3.2), in order. Not memoised by entry: the verdict shares
+        its parts' texts between entries (``entries.entry_verdicts``), which costs less than a
+        key of the entry's fields where entries rarely repeat, and no more where they do."""
+        verdict = self._verdict
         texts: list[str] = []
         for entry in entries:
-            if entry.diffusion is None:
-                key = (
-                    id(entry.format),
-                    id(entry.framework),
-                    entry.architecture,
-                    entry.quantization,
-                    entry.cache_providers,
-                )
-                text = verdicts.get(key, _MISSING)
-                if text is _MISSING:
-                    text = verdicts[key] = verdict(entry)
-                    alive.append(entry)
-            else:
-                text = verdict(entry)
+            text = verdict(entry)
             if text is None:
                 return entry, texts
-            texts.append(text)  # type: ignore[arg-type]  # _MISSING replaced above
+            texts.append(text)
         return None, texts
 
     def verdict(self, entry: Entry) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from app.schemas.requests import load_rank_request
 from app.selection.ranking.entries import entry_matches, entry_mismatch, entry_score
-from app.selection.ranking.entry_memo import EntryMemo, match_key, score_key
+from app.selection.ranking.entry_memo import EntryMemo, score_key
 from tests.builders import entry, loaded, model_doc, rank_body, runtime_doc
 
 MODEL = loaded(model_doc("llama"))
@@ -44,11 +44,11 @@ def test_the_unit_score_is_the_score_at_priority_one():
 def test_equal_entries_of_two_runtimes_are_computed_once():
     body = rank_body(model_doc("llama"), runtime_doc("a", entry()), runtime_doc("b", entry()))
     first, second = (rt.entries[0] for rt in load_rank_request(body, {}).runtimes)
-    assert match_key(first) == match_key(second)
+    assert score_key(first) == score_key(second)
     memo = EntryMemo(MODEL, "")
     compute, calls = counting()
-    assert memo.cached("t", match_key(first), compute, first) == 1
-    assert memo.cached("t", match_key(second), compute, second) == 1
+    assert memo.cached("t", score_key(first), compute, first) == 1
+    assert memo.cached("t", score_key(second), compute, second) == 1
     assert len(calls) == 1
 
 
@@ -57,16 +57,22 @@ def test_entries_that_read_differently_are_computed_apart():
         model_doc("llama"), runtime_doc("a", entry(), entry(quantization="fp8"), entry(priority=2))
     )
     plain, quantized, prioritised = load_rank_request(body, {}).runtimes[0].entries
-    assert match_key(plain) != match_key(quantized)
-    assert match_key(plain) == match_key(prioritised)  # a match does not read the priority
-    assert score_key(plain) != score_key(prioritised)  # a score does
+    assert score_key(plain) == score_key(quantized)  # a score does not read the quantization
+    assert score_key(plain) != score_key(prioritised)  # it reads the priority
+    assert memo_scores(plain, quantized, prioritised) == [
+        entry_score(MODEL, item) for item in (plain, quantized, prioritised)
+    ]
 
 
-def test_an_entry_with_a_diffusion_pipeline_is_computed_every_time():
+def memo_scores(*items):
+    memo = EntryMemo(MODEL, "")
+    return [memo.score(item) for item in items]
+
+
+def test_what_has_no_key_is_computed_every_time():
     [item] = entries(entry(diffusionPipeline={"className": "FluxPipeline"}))
-    assert match_key(item) is None
     memo = EntryMemo(MODEL, "")
     compute, calls = counting()
-    memo.cached("t", match_key(item), compute, item)
-    memo.cached("t", match_key(item), compute, item)
+    memo.cached("t", None, compute, item)
+    memo.cached("t", None, compute, item)
     assert len(calls) == 2
