@@ -9,24 +9,33 @@ import time
 from flask import current_app, request
 
 from app.errors import PayloadTooLarge
+from app.reading.fast_request import fast_request_object
+from app.reading.manifests import is_json_type
 from app.schemas.requests import load_rank_request
 from app.selection.prediction import Prediction, rank_and_place
-from app.selection.values import RankRequest
+from app.selection.values import OtherObject, RankRequest, RepeatedObject
 
 from . import deadline, record
-from .body import ranking_request
+from .body import content_type, ranking_request
 
 
 def load_request(raw: bytes) -> RankRequest:
     """Decode and validate a ranking body. Raises the 400/404/413/415/422 errors, which are never
     cached: 404 ``ModelNotFound`` when the body's manifests hold no model for the
-    InferenceService among them."""
-    stream = ranking_request(raw)
+    InferenceService among them. A JSON request object of plain runtimes is decoded straight
+    into them (``fast_request_object``), anything else read as usual."""
+    fast = fast_request_object(raw) if is_json_type(content_type()) else None
+    if fast is not None:
+        body, runtimes = fast
+        others: tuple[OtherObject, ...] = ()
+        repeated: tuple[RepeatedObject, ...] = ()
+    else:
+        stream = ranking_request(raw)
+        body, runtimes, others, repeated = stream.request, None, stream.others, stream.repeated
     deadline.check()  # each stage is linear in the body; check between them
-    body = stream.request
     check_counts(body)
     rank_request = load_rank_request(
-        body, request.args, stream.others, stream.repeated, release=True
+        body, request.args, others, repeated, release=True, loaded_runtimes=runtimes
     )
     record.this_request().runtime_count = len(rank_request.runtimes)
     deadline.check()

@@ -269,10 +269,14 @@ def read_stream(
     )
 
 
+def is_json_type(mimetype: str) -> bool:
+    return mimetype in JSON_TYPES or mimetype.endswith("+json")
+
+
 def decode_body(raw: bytes, mimetype: str) -> tuple[bool, Any]:
     """``(is_yaml, value)``: a YAML body's documents, or a JSON body's object or array;
     ``MalformedRequest`` when it does not decode, ``UnsupportedMediaType`` for another type."""
-    if mimetype in JSON_TYPES or mimetype.endswith("+json"):
+    if is_json_type(mimetype):
         return False, decode_json_body(raw)
     if mimetype in YAML_TYPES:
         return True, load_documents(raw)

@@ -206,7 +206,11 @@ def _mode_annotation(config: Any) -> Any:
         return None
     if type(config) is not dict:
         return NOT_PLAIN
-    annotations = config.get("annotations")
+    return _mode(config.get("annotations"))
+
+
+def _mode(annotations: Any) -> Any:
+    """The deployment-mode annotation of a config's ``annotations``, or None."""
     if annotations is None:
         return None
     if type(annotations) is not dict:
@@ -214,9 +218,9 @@ def _mode_annotation(config: Any) -> Any:
     return plain_str(annotations.get(DEPLOYMENT_MODE_ANNOTATION))
 
 
-def _inherit_from(metadata: dict) -> Any:
-    """rules §7: the parent named by ``ome.io/inherit-from``; absent, null or "" is none."""
-    annotations = metadata.get("annotations")
+def _inherit_from(annotations: Any) -> Any:
+    """rules §7: the parent named by ``ome.io/inherit-from`` in the runtime's ``annotations``;
+    absent, null or "" is none."""
     if annotations is None:
         return None
     if type(annotations) is not dict:
@@ -267,7 +271,7 @@ def load_runtime(value: Any) -> doc.Runtime | None:
     disabled = spec.get("disabled")
     if not is_object_name(name) or (namespace is not None and not is_namespace(namespace)):
         return None
-    parent = _inherit_from(metadata)
+    parent = _inherit_from(metadata.get("annotations"))
     if plain_bool(disabled) is NOT_PLAIN or parent is NOT_PLAIN:
         return None
     raw_entries = spec.get("supportedModelFormats")
@@ -298,4 +302,81 @@ def load_runtime(value: Any) -> doc.Runtime | None:
     return doc.Runtime(
         kind, name, namespace or None, disabled, entries, size_range, classes, engine_mode,
         decoder_mode, protocols or (), parent,
+    )  # fmt: skip
+
+
+# The same runtime document described to msgspec, for a request body decoded straight into it
+# (fast_request.py): msgspec checks what a type says (objects where ``load_runtime`` wants dicts,
+# the entries, size range, accelerator classes and protocol versions in full), skips every member
+# no rule reads (containers, labels, most of a config) without building it, and
+# ``runtime_from_document`` checks the rest as ``load_runtime`` does. A ``Raw``-free ``Any`` is
+# decoded as the standard library's decoder would (exact integers, last duplicate key wins).
+
+
+class _SizeRangeDocument(msgspec.Struct, frozen=True, gc=False):
+    min: _Text | None = None
+    max: _Text | None = None
+
+
+class _AcceleratorRequirements(msgspec.Struct, frozen=True, gc=False):
+    acceleratorClasses: tuple[_Text, ...] | None = None  # (the manifest's own field names)
+
+
+class _Config(msgspec.Struct, frozen=True):
+    annotations: dict[str, Any] | None = None
+
+
+class _Metadata(msgspec.Struct, frozen=True):
+    name: Any = None
+    namespace: Any = None
+    annotations: dict[str, Any] | None = None
+
+
+class _Spec(msgspec.Struct, frozen=True):
+    disabled: bool | None = None
+    supportedModelFormats: tuple[_PlainEntry, ...] | None = None
+    modelSizeRange: _SizeRangeDocument | None = None
+    acceleratorRequirements: _AcceleratorRequirements | None = None
+    engineConfig: _Config | None = None
+    decoderConfig: _Config | None = None
+    protocolVersions: tuple[_Text, ...] | None = None
+
+
+class RuntimeDocument(msgspec.Struct, frozen=True):
+    """A runtime document whose objects are where ``load_runtime`` wants them."""
+
+    metadata: _Metadata
+    spec: _Spec
+    kind: Any = None
+    apiVersion: Any = None
+
+
+def runtime_from_document(value: RuntimeDocument) -> doc.Runtime | None:
+    """``load_runtime`` of the same document, decoded as ``RuntimeDocument``; ``None`` where
+    ``load_runtime`` would give None."""
+    kind, api_version = value.kind, value.apiVersion
+    kind = _KINDS.get(kind) if type(kind) is str else None
+    if kind is None or (api_version is not None and api_version != API_VERSION):
+        return None
+    metadata, spec = value.metadata, value.spec
+    name, namespace = metadata.name, metadata.namespace
+    if not is_object_name(name) or (namespace is not None and not is_namespace(namespace)):
+        return None
+    parent = _inherit_from(metadata.annotations)
+    if parent is NOT_PLAIN:
+        return None
+    engine, decoder = spec.engineConfig, spec.decoderConfig
+    engine_mode = None if engine is None else _mode(engine.annotations)
+    decoder_mode = None if decoder is None else _mode(decoder.annotations)
+    if engine_mode is NOT_PLAIN or decoder_mode is NOT_PLAIN:
+        return None
+    plain, bounds = spec.supportedModelFormats, spec.modelSizeRange
+    shared = _ENTRIES
+    requirements = spec.acceleratorRequirements
+    return doc.Runtime(
+        kind, name, namespace or None, spec.disabled,
+        () if plain is None else tuple([shared[entry] for entry in plain]),
+        None if bounds is None else doc.SIZE_RANGES[bounds.min, bounds.max],
+        None if requirements is None else requirements.acceleratorClasses,
+        engine_mode, decoder_mode, spec.protocolVersions or (), parent,
     )  # fmt: skip

@@ -111,6 +111,7 @@ def load_rank_request(
     stored_model: Model | None = None,
     *,
     release: bool = False,
+    loaded_runtimes: list[Runtime] | None = None,
 ) -> RankRequest:
     """Validate a decoded request body into the selection's ``RankRequest``.
 
@@ -121,6 +122,8 @@ def load_rank_request(
     ``release``: the caller reads ``body`` no more, so each runtime document that loads is
     dropped from it at once, and freed while it is still in the CPU's cache (a tenth of a large
     request's time went to freeing them all at the end, from memory).
+    ``loaded_runtimes``: ``body["runtimes"]`` loaded already, every one of them plain
+    (``fast_request.fast_request_object``).
     """
     model_doc = body.get("model")
     if model_doc is None and stored_model is not None:
@@ -148,6 +151,8 @@ def load_rank_request(
     release = release and body.get("acceleratorClasses") is not runtime_docs
     runtimes: list[Runtime | None] = []
     not_plain: list[int] = []  # not the plain, valid case: marshmallow decides and explains
+    if loaded_runtimes is not None:
+        runtimes, runtime_docs = list(loaded_runtimes), []
     for index, item in enumerate(checked(runtime_docs, every=32)):
         runtime = load_runtime(item)
         runtimes.append(runtime)

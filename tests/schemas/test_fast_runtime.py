@@ -1,4 +1,4 @@
-"""The plain-Python runtime loader agrees with the marshmallow schema: whenever it answers, the
+"""The fast runtime loader agrees with the marshmallow schema: whenever it answers, the
 schema accepts the document and builds an equal ``Runtime``; and it does answer for the plain,
 valid manifests clusters send, which is what makes it worth having."""
 
@@ -19,70 +19,16 @@ from bench.manifests import rank_request_body
 from tests.builders import entry, runtime_doc
 from tests.schemas.generated_documents import (
     AT_BOUND,
+    FULL_RUNTIME,
     MISSING,
-    ODD,
     OVER_BOUND,
     TEXT,
-    changed,
     document,
-    maybe,
+    ints,
+    mutated_runtimes,
     places_of,
     single_changes,
 )
-
-
-def ints(low=-3, high=12):
-    return st.integers(low, high)
-
-
-ENTRY_REF = document(
-    name=TEXT,
-    version=maybe(TEXT),
-    operator=maybe(TEXT),
-    weight=maybe(st.one_of(ints(), st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1]))),
-)
-ENTRY = document(
-    name=maybe(TEXT),
-    modelFormat=maybe(ENTRY_REF),
-    modelFramework=maybe(ENTRY_REF),
-    modelArchitecture=maybe(TEXT),
-    quantization=maybe(TEXT),
-    autoSelect=maybe(st.booleans()),
-    priority=maybe(st.one_of(ints(1, 9), st.sampled_from([2**31 - 1, 2**31, 2**40]))),
-    modelCacheProviders=maybe(st.lists(TEXT, max_size=2)),
-    diffusionPipeline=st.one_of(st.just(MISSING), st.none(), st.just({"className": "P"})),
-    containers=maybe(st.just([{"image": "x"}])),
-    acceleratorConfig=maybe(
-        st.sampled_from([{}, {"a": {"tensorParallelismOverride": {"tensorParallelSize": 2}}}]) | ODD
-    ),
-)
-ANNOTATIONS = document(**{"ome.io/deploymentMode": maybe(TEXT), "other": maybe(ints())})
-RUNTIME = document(
-    apiVersion=maybe(st.just("ome.io/v1beta1")),
-    kind=st.sampled_from(["ServingRuntime", "ClusterServingRuntime"]),
-    metadata=document(
-        name=st.text(min_size=1, max_size=4),
-        namespace=maybe(TEXT),
-        annotations=maybe(document(**{"ome.io/inherit-from": maybe(TEXT), "x": maybe(ints())})),
-    ),
-    spec=document(
-        disabled=maybe(st.booleans()),
-        supportedModelFormats=maybe(st.lists(ENTRY, max_size=3)),
-        modelSizeRange=maybe(document(min=maybe(TEXT), max=maybe(TEXT))),
-        acceleratorRequirements=maybe(
-            document(acceleratorClasses=maybe(st.lists(TEXT, max_size=2)))
-        ),
-        engineConfig=maybe(document(annotations=maybe(ANNOTATIONS))),
-        decoderConfig=maybe(document(annotations=maybe(ANNOTATIONS))),
-        protocolVersions=maybe(st.lists(TEXT, max_size=2)),
-    ),
-)
-
-
-def mutated_runtimes():
-    """A valid runtime document, then up to two members replaced by odd values or removed,
-    or the odd keys the schema does not know added: the corners between valid and not."""
-    return changed(RUNTIME, st.one_of(ODD, st.integers(-2, 2)))
 
 
 def schema_load(value):
@@ -105,42 +51,6 @@ def test_agrees_with_the_schema_whenever_it_answers(value):
         assert repr(fast) == repr(expected)  # == alone takes 2.0 for 2
 
 
-FULL_RUNTIME = {
-    "apiVersion": "ome.io/v1beta1",
-    "kind": "ServingRuntime",
-    "metadata": {
-        "name": "rt",
-        "namespace": "demo",
-        "labels": {"a": "b"},
-        "annotations": {"ome.io/inherit-from": "base", "other": "x"},
-    },
-    "spec": {
-        "disabled": False,
-        "supportedModelFormats": [
-            {
-                "name": "e",
-                "modelFormat": {
-                    "name": "safetensors",
-                    "version": "1",
-                    "operator": "Equal",
-                    "weight": 2,
-                },
-                "modelFramework": {"name": "transformers", "version": "4", "weight": 0},
-                "modelArchitecture": "LlamaForCausalLM",
-                "quantization": "fp8",
-                "autoSelect": True,
-                "priority": 2,
-                "modelCacheProviders": ["lustre", "nfs"],
-                "version": "1.0.0",
-            }
-        ],
-        "modelSizeRange": {"min": "1B", "max": "8B"},
-        "acceleratorRequirements": {"acceleratorClasses": ["a100"]},
-        "engineConfig": {"annotations": {"ome.io/deploymentMode": "RawDeployment"}},
-        "decoderConfig": {"annotations": {"ome.io/deploymentMode": "MultiNode"}},
-        "protocolVersions": ["openAI"],
-    },
-}
 REPLACEMENTS = [None, "", "x", 0, 1, -1, 2, 2.0, 1.5, True, False, [], ["a"], [None], {}, {"k": 1}]
 
 
