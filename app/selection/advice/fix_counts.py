@@ -13,6 +13,8 @@ tests/selection/test_fix_counts.py holds each to the fixes themselves.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..ranking import (
     ZERO_FORMAT_WEIGHT,
     ZERO_FRAMEWORK_WEIGHT,
@@ -20,7 +22,7 @@ from ..ranking import (
     model_format,
     supports_cache_provider,
 )
-from ..values import Entry, EntryRef, Model, ModelRef, parse_version, versions_match
+from ..values import Entry, EntryRef, Model, ModelRef, checked, parse_version, versions_match
 from .changes import Change
 from .entry_fixes import version_accepting, weight_fix
 
@@ -56,6 +58,38 @@ class FixCounts:
             return blocked, count + 1 + (wanted_framework.version is not None)
         count += framework.name != wanted_framework.name
         return blocked, count + ((wanted_framework.version is None) != (framework.version is None))
+
+    def floors(self, entries: Sequence[Entry]) -> list[tuple[tuple[bool, int], int]]:
+        """``(floor(entry), index)`` of each of a runtime's entries, in order: ``floor``
+        written out over many entries (a call per entry cost as much as its counting)."""
+        if self.sharded:  # rare: the provider's part as ``floor`` has it
+            return [(self.floor(entry), index) for index, entry in enumerate(entries)]
+        model, wanted, framework = self.model, self.format, self.framework
+        architecture, quantization = model.architecture, model.quantization
+        name, unversioned = wanted.name, wanted.version is None
+        no_format = 2 - unversioned
+        if framework is not None:
+            framework_name = framework.name
+            framework_unversioned = framework.version is None
+            no_framework = 2 - framework_unversioned
+        floors = []
+        for index, entry in enumerate(checked(entries, every=64)):
+            count = (entry.architecture != architecture) + (entry.quantization != quantization)
+            fmt, ref = entry.format, entry.framework
+            if fmt is None:
+                count += no_format
+            else:
+                count += (fmt.name != name) + (unversioned != (fmt.version is None))
+            if framework is None:
+                count += ref is not None
+            elif ref is None:
+                count += no_framework
+            else:
+                count += (ref.name != framework_name) + (
+                    framework_unversioned != (ref.version is None)
+                )
+            floors.append(((False, count), index))
+        return floors
 
     def _outcome(self, framework: bool, model: ModelRef, operator: str | None) -> int | None:
         """The fixes of an entry version ``model``'s does not match (strict, §3.1): the
@@ -141,6 +175,22 @@ class FixCounts:
         if wanted is None:
             return count + (entry.framework is not None)
         return count + (entry.framework is None or entry.framework.name != wanted.name)
+
+    def score_floors(self, entries: Sequence[Entry]) -> list[int | None]:
+        """``score_floor`` of each of a runtime's entries, in order, written out over them."""
+        if self.sharded:  # rare: the provider's part as ``score_floor`` has it
+            return [self.score_floor(entry) for entry in entries]
+        name, wanted = self.format.name, self.framework
+        floors: list[int | None] = []
+        for entry in checked(entries, every=64):
+            fmt, ref = entry.format, entry.framework
+            count = int(wanted is None) if fmt is None else int(fmt.name != name)
+            if wanted is None:
+                count += ref is not None
+            else:
+                count += ref is None or ref.name != wanted.name
+            floors.append(count)
+        return floors
 
     def _score_versions(self, framework: bool, ref: EntryRef | None) -> int:
         """The score's version fix (§4 reads two set versions only): 1 when they disagree."""

@@ -10,7 +10,7 @@ equals, the entry that comes first. docs/behaviours.md says what else is chosen 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -134,7 +134,8 @@ class _EntryMemo:
         self.score = self.memo.score
         counts = FixCounts(checks.model, checks.provider)
         self.fix_floor, self.fix_rest = counts.floor, counts.rest
-        self.score_fix_floor, self.score_count = counts.score_floor, counts.score_count
+        self.fix_floors, self.score_fix_floors = counts.floors, counts.score_floors
+        self.score_count = counts.score_count
         self.scores_once_matched = counts.scores_once_matched
         self.matched_score_fixes = counts.matched_score_fixes
         self._runtime_fixes: dict[tuple[object, ...], RuntimeFixes] = {}
@@ -200,12 +201,13 @@ class _Eligibility:
     entry has ``autoSelect: true`` and the score is above 0, whichever entry check 4 changes.
     Each entry's score and score fixes are worked out only when the answer depends on them."""
 
-    __slots__ = ("_has_autoselect", "entries", "memo")
+    __slots__ = ("_floors", "_has_autoselect", "entries", "memo")
 
     def __init__(self, memo: _EntryMemo, entries: tuple[Entry, ...]):
         self.memo = memo
         self.entries = entries
         self._has_autoselect: bool | None = None
+        self._floors: list[int | None] | None = None
 
     @property
     def has_autoselect(self) -> bool:
@@ -213,18 +215,21 @@ class _Eligibility:
             self._has_autoselect = has_autoselect(self.entries)
         return self._has_autoselect
 
-    def _entries(self) -> Iterable[Entry]:
-        """The entries, checked for the deadline when there are more than a few (a few are
-        covered by the checks of the rows)."""
-        entries = self.entries
-        return entries if len(entries) <= FEW_ENTRIES else checked(entries, every=64)
+    def _score_floors(self) -> list[int | None]:
+        """Each entry's ``score_floor``, worked out once for the runtime (with deadline checks
+        when there are more than a few entries: a few are covered by the checks of the rows)."""
+        if self._floors is None:
+            self._floors = self.memo.score_fix_floors(self.entries)
+        return self._floors
 
     def _scores_elsewhere(self, index: int | None) -> bool:
         """Whether an entry other than ``index``, not opted out, scores above 0."""
-        score, floor = self.memo.score, self.memo.score_fix_floor
+        score = self.memo.score
         # An entry that needs a score fix at least (a floor above 0, or a blocker) scores 0.
-        for other, entry in enumerate(self._entries()):
-            if other == index or entry.auto_select is False or floor(entry) != 0:
+        for other, (entry, floor) in enumerate(
+            zip(self.entries, self._score_floors(), strict=True)
+        ):
+            if other == index or entry.auto_select is False or floor != 0:
                 continue
             if score(entry) > 0:
                 return True
@@ -256,9 +261,9 @@ class _Eligibility:
         """The entry with the cheapest way to a positive score: ``index`` at the cost ``own``
         (None: no entry changed), or another entry, made as it is."""
         floors = []
-        score_fix_floor = self.memo.score_fix_floor
-        for other, entry in enumerate(self._entries()):
-            floor = score_fix_floor(entry)
+        for other, (entry, floor) in enumerate(
+            zip(self.entries, self._score_floors(), strict=True)
+        ):
             if other != index and floor is not None:
                 floors.append(((floor + self._needs_autoselect(entry),), other))
         seed = None if own is None or index is None else (own, index)
@@ -321,7 +326,7 @@ def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFix
         rest_blocked, rest = fix_rest(entries[other])
         return floor[0] or rest_blocked, floor[1] + rest
 
-    floors = [(fix_floor(e), i) for i, e in enumerate(checked(entries, every=64))]
+    floors = memo.fix_floors(entries)
     floors.sort()
     index = floors[0][1]
     fixes = memo.fixes(entries[index], index)

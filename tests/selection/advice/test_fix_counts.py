@@ -159,3 +159,20 @@ def test_entries_of_one_state_share_their_fixes_and_others_do_not():
     made = [shared(runtime.entries[0], 0) for runtime in request.runtimes]
     assert made[0] is made[1] is made[-1]  # Equal or no operator: the model's own version
     assert len({id(fixes) for fixes in made[1:9]}) == 8
+
+
+@settings(max_examples=2 * settings.default.max_examples, deadline=None)
+@given(requests())
+def test_the_floors_of_a_runtime_are_each_entrys_floor(body):
+    """``floors`` and ``score_floors`` write ``floor`` and ``score_floor`` out over a runtime's
+    entries: the same values (and types), in order."""
+    request = load_rank_request(body, {})
+    counts = FixCounts(request.model, configured_provider(request.model_cache_provider))
+    for runtime in request.runtimes:
+        entries = runtime.entries
+        floors = counts.floors(entries)
+        assert floors == [(counts.floor(item), index) for index, item in enumerate(entries)]
+        assert [type(count) for (_, count), _ in floors] == [int] * len(entries)
+        scores = counts.score_floors(entries)
+        assert scores == [counts.score_floor(item) for item in entries]
+        assert all(type(count) is int for count in scores if count is not None)
