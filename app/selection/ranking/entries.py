@@ -4,7 +4,7 @@ mismatch text (§3.2), entry score (§4) and the explain WEIGHT column (§6)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from ..values import Entry, EntryRef, Model, ModelRef, go_quote, versions_match
 from .diffusion import diffusion_mismatch
@@ -116,6 +116,7 @@ def _presence_mismatch(what: str, model_value: str | None, entry_value: str | No
 Verdict = Callable[[Entry], str | None]
 K = TypeVar("K", bound=Hashable)
 _VersionKey = tuple[str | None, str | None]  # an entry reference's version and operator
+_MISSING: Any = object()
 T = TypeVar("T")
 
 
@@ -143,13 +144,12 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
     format_names: _PartTexts[str, str] = _PartTexts(
         lambda name: f"format name mismatch (model={format_name}, runtime={name})"
     )
+    format_version = model_fmt.version
     framework_version = None if framework is None else framework.version
-    format_versions: _PartTexts[_VersionKey, str | None] = _PartTexts(
-        lambda key: _version_text("format", model_fmt.version, key[0], key[1])
-    )
-    framework_versions: _PartTexts[_VersionKey, str | None] = _PartTexts(
-        lambda key: _version_text("framework", framework_version, key[0], key[1])
-    )
+    # By an entry reference's version and operator: its text, or None where they match (most
+    # entries carry their own, so a miss is written out here, without a call to make it).
+    format_versions: dict[_VersionKey, str | None] = {}
+    framework_versions: dict[_VersionKey, str | None] = {}
     framework_names: _PartTexts[str, str] = _PartTexts(
         lambda name: (
             f"model has no framework but runtime requires {name}"
@@ -174,8 +174,11 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
         if fmt is not None:
             if fmt.name != format_name:
                 parts.append(format_names[fmt.name])
-            elif fmt.version is not None or model_fmt.version is not None:
-                text = format_versions[fmt.version, fmt.operator]
+            elif fmt.version is not None or format_version is not None:
+                key = fmt.version, fmt.operator
+                text = format_versions.get(key, _MISSING)
+                if text is _MISSING:
+                    text = format_versions[key] = _version_text("format", format_version, *key)
                 if text is not None:
                     parts.append(text)
         wanted = entry.framework
@@ -183,7 +186,12 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
             if framework is None or wanted.name != framework_name:
                 parts.append(framework_names[wanted.name])
             elif wanted.version is not None or framework_version is not None:
-                text = framework_versions[wanted.version, wanted.operator]
+                key = wanted.version, wanted.operator
+                text = framework_versions.get(key, _MISSING)
+                if text is _MISSING:
+                    text = framework_versions[key] = _version_text(
+                        "framework", framework_version, *key
+                    )
                 if text is not None:
                     parts.append(text)
         elif framework is not None:
