@@ -52,11 +52,11 @@ def fast_request_object(raw: bytes) -> tuple[dict[str, Any], list[Runtime]] | No
     loads it), or None for the usual path to read the body."""
     if raw[:1] != b"{" and raw.lstrip(b" \t\r\n")[:1] != b"{":
         return None
-    if json_depth(raw) > MAX_DEPTH:  # (exact on valid JSON; msgspec refuses the rest below)
-        return None
     try:
         decoded = _DECODER.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # (RecursionError: nested past msgspec's own bound, at once)
+    if json_depth(raw) > MAX_DEPTH:  # after decoding: the scan is exact, and cheap, on valid JSON
         return None
     if decoded.kind is not _ABSENT:
         return None

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.errors import MalformedRequest
+from app.reading import fast_request
 from app.reading.decoding import MAX_DEPTH, decode_json_body
 from app.reading.fast_request import fast_request_object
 from app.reading.manifests import request_of
@@ -182,3 +183,16 @@ def test_a_runtime_that_is_not_plain_sends_the_whole_body_to_the_usual_path():
         raw = encoded(rank_body(model_doc(), runtime_doc("plain", entry()), odd))
         assert fast_request_object(raw) is None
         usual(raw)  # decided there (a request or an error), never by the fast path
+
+
+def test_a_deep_or_unclosed_body_costs_the_fast_path_nothing(monkeypatch):
+    """msgspec refuses nesting past its own bound at once; the depth scan, which is exact only on
+    valid JSON and costs a pass per level on a pile of brackets, never sees such a body."""
+    scanned = []
+    monkeypatch.setattr(fast_request, "json_depth", lambda raw: scanned.append(raw) or 0)
+    for raw in (
+        b'{"model":' + b"[" * 2_000_000 + b"]" * 2_000_000 + b',"runtimes":[]}',
+        b"{" + b"[" * 4_000_000,
+    ):
+        assert fast_request_object(raw) is None
+    assert scanned == []
