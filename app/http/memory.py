@@ -20,7 +20,7 @@ from flask import Flask, current_app, request
 from app import errors
 from app.catalog import get_access
 from app.reading.decoding import YAML_TYPES
-from app.reading.sizing import body_memory
+from app.reading.sizing import json_marks, json_memory, yaml_memory
 
 from . import record
 from .deadline import remaining
@@ -75,7 +75,11 @@ def admit(raw: bytes) -> None:
     if current.memory_reserved:
         return  # a body read twice is reserved once
     is_yaml = (request.mimetype or "") in YAML_TYPES
-    need = body_memory(raw, is_yaml)
+    if is_yaml:
+        need = yaml_memory(raw)
+    else:  # the marks kept for the depth scan (app/reading/fast_request.py)
+        current.json_marks = json_marks(raw)
+        need = json_memory(raw, current.json_marks)
     largest = current_app.config["MAX_REQUEST_MEMORY"]
     if need > largest:
         raise errors.PayloadTooLarge(

@@ -24,7 +24,8 @@ def load_request(raw: bytes) -> RankRequest:
     cached: 404 ``ModelNotFound`` when the body's manifests hold no model for the
     InferenceService among them. A JSON request object of plain runtimes is decoded straight
     into them (``fast_request_object``), anything else read as usual."""
-    fast = fast_request_object(raw) if is_json_type(content_type()) else None
+    json_body = is_json_type(content_type())
+    fast = fast_request_object(raw, record.this_request().json_marks) if json_body else None
     if fast is not None:
         body, runtimes = fast
         others: tuple[OtherObject, ...] = ()

@@ -31,6 +31,7 @@ class RequestRecord:
     token_name: str | None = None  # the caller's token, never its secret
     memory_reserved: int = 0  # bytes of the worker's request memory held (app/http/memory.py)
     memory_anonymous: bool = True  # held in the anonymous requests' share
+    json_marks: bytes | None = None  # a JSON body's app.reading.sizing.json_marks, once read
 
 
 def begin() -> RequestRecord:

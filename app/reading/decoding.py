@@ -55,8 +55,10 @@ for _opening, _closing in (b"[]", b"{}"):
     _BRACKET_STEP[_opening], _BRACKET_STEP[_closing] = 1, -1
 
 
-def json_depth(raw: bytes) -> int:
-    """Nesting depth of *valid* JSON, from its bytes, in C-level passes only.
+def json_depth(raw: bytes, marks: bytes | None = None) -> int:
+    """Nesting depth of *valid* JSON, from its bytes, in C-level passes only. ``marks``: the
+    body's bytes among ``{[,:]}"``, in order (``sizing.json_marks``), if known: in a body
+    without escapes, its quotes and brackets are those.
 
     Drop escapes (``\\\\`` pairs, then ``\\"``), keep only quotes and brackets, drop every ``""``
     (a bracket-free string, or two strings with no bracket between them: either way the other
@@ -72,7 +74,10 @@ def json_depth(raw: bytes) -> int:
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     elif escapes:  # a few: the engine jumps from backslash to backslash
         raw = _ESCAPED_QUOTE_OR_BACKSLASH.sub(b"", raw)
-    quotes_and_brackets = raw.translate(None, _NOT_QUOTE_OR_BRACKET)
+    if escapes or marks is None:
+        quotes_and_brackets = raw.translate(None, _NOT_QUOTE_OR_BRACKET)
+    else:
+        quotes_and_brackets = marks.translate(None, b",:")
     brackets = quotes_and_brackets.translate(None, b'"')
     if 2 * quotes_and_brackets.count(b'""') != len(quotes_and_brackets) - len(brackets):
         # Some run of quotes between two brackets is odd, so a string holds a bracket (where

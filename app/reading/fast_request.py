@@ -47,16 +47,21 @@ _DECODER = msgspec.json.Decoder(_RequestObject)
 _MEMBERS = tuple(name for name in _RequestObject.__struct_fields__ if name not in ("kind",))
 
 
-def fast_request_object(raw: bytes) -> tuple[dict[str, Any], list[Runtime]] | None:
+def fast_request_object(
+    raw: bytes, marks: bytes | None = None
+) -> tuple[dict[str, Any], list[Runtime]] | None:
     """The request object of a JSON body, its ``runtimes`` loaded (each as ``load_runtime``
-    loads it), or None for the usual path to read the body."""
+    loads it), or None for the usual path to read the body. ``marks``: the body's
+    ``sizing.json_marks``, if the memory estimate made them."""
     if raw[:1] != b"{" and raw.lstrip(b" \t\r\n")[:1] != b"{":
         return None
     try:
         decoded = _DECODER.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None  # (RecursionError: nested past msgspec's own bound, at once)
-    if json_depth(raw) > MAX_DEPTH:  # after decoding: the scan is exact, and cheap, on valid JSON
+    if (
+        json_depth(raw, marks) > MAX_DEPTH
+    ):  # after decoding: the scan is exact, and cheap, on valid JSON
         return None
     if decoded.kind is not _ABSENT:
         return None

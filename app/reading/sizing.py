@@ -19,7 +19,10 @@ length covers the body itself and the text of its strings.
 from __future__ import annotations
 
 JSON_STRUCTURE = b"{[,:"
-_NOT_JSON_STRUCTURE = bytes(byte for byte in range(256) if byte not in JSON_STRUCTURE)
+# The structure, the closing brackets and the quotes: one translate keeps them for the estimate
+# here and, where the body holds no escape, for the depth scan (``decoding.json_depth``).
+JSON_MARKS = JSON_STRUCTURE + b']}"'
+_NOT_JSON_MARKS = bytes(byte for byte in range(256) if byte not in JSON_MARKS)
 JSON_BYTES_PER_VALUE = 64
 # Where a YAML node can begin, as app/reading/ryml_reader.py counts them (a flow collection's
 # first entry follows its bracket): each of these bytes, once more for each bracket.
@@ -38,10 +41,18 @@ def _objects_cost(raw: bytes) -> int:
     return BYTES_PER_OBJECT * raw.count(OBJECT_WORD)
 
 
-def json_memory(raw: bytes) -> int:
-    """The most a JSON body can take in memory through a request, in bytes. Each count is a
-    pass over the body: the structural bytes are kept by one translate, not counted apiece."""
-    values = len(raw.translate(None, _NOT_JSON_STRUCTURE)) + 1
+def json_marks(raw: bytes) -> bytes:
+    """The bytes of ``JSON_MARKS`` in the body, in order."""
+    return raw.translate(None, _NOT_JSON_MARKS)
+
+
+def json_memory(raw: bytes, marks: bytes | None = None) -> int:
+    """The most a JSON body can take in memory through a request, in bytes (``marks``: its
+    ``json_marks``, if known). Each count is a pass over the body: the structural bytes are
+    kept by one translate, not counted apiece."""
+    if marks is None:
+        marks = json_marks(raw)
+    values = len(marks.translate(None, b']}"')) + 1
     return BYTES_PER_BODY_BYTE * len(raw) + JSON_BYTES_PER_VALUE * values + _objects_cost(raw)
 
 

@@ -57,7 +57,9 @@ def test_a_yaml_body_counts_where_nodes_can_begin():
 # Bodies where the counted bytes are dense, words overlap ("kindkind", "kinkind") and brackets
 # sit among the other structural bytes.
 _SIZING_BYTES = st.lists(
-    st.sampled_from([b"kind", b"kin", b"d", b"{", b"[", b",", b":", b"\n", b"\t", b"-", b"?", b"x"])
+    st.sampled_from(
+        [b"kind", b"kin", b"d", b"{", b"[", b",", b":", b"]", b"}", b'"', b"\n", b"\t", b"-", b"?"]
+    )
     | st.binary(max_size=4)
 ).map(b"".join)
 
@@ -68,6 +70,7 @@ def test_the_sizing_counts_each_counted_byte_and_word_once(raw):
     words = raw.count(b"kind")
     values = sum(raw.count(byte) for byte in (b"{", b"[", b",", b":")) + 1
     assert sizing.json_memory(raw) == 2 * len(raw) + 64 * values + 4096 * words
+    assert sizing.json_memory(raw, sizing.json_marks(raw)) == sizing.json_memory(raw)
     nodes = sum(raw.count(bytes([byte])) for byte in b"\n\t-:?,[{")
     nodes += raw.count(b"[") + raw.count(b"{") + 8
     assert sizing.yaml_nodes_ceiling(raw) == nodes

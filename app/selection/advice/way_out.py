@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import TypeVar
 
 from ..ranking import (
@@ -174,14 +175,18 @@ def _least(
     floors: list[tuple[K, int]],
     exact: Callable[[K, int], K],
     best: tuple[K, int] | None = None,
+    *,
+    after: int | None = None,
 ) -> tuple[K, int] | None:
     """The least ``(exact(floor, i), i)``, given ``(floor, i)`` with ``floor <= exact(floor,
     i)`` for every entry ``i``, and the best known already, if any: the entries in the order
     of their floors, until a floor is past the best found (all after it are past it too). Way
     outs are the fewest changes; most entries of a ``No`` row are far from the fewest, and
-    what tells how far exactly (their versions, parsed) is then never worked out."""
-    floors.sort()
-    for floor in checked(floors, every=64):
+    what tells how far exactly (their versions, parsed) is then never worked out. ``after``:
+    ``floors`` is sorted already, and only those after that position are looked at."""
+    if after is None:
+        floors.sort()
+    for floor in checked(floors if after is None else islice(floors, after, None), every=64):
         if best is not None and floor > best:
             break
         candidate = (exact(*floor), floor[1])
@@ -330,7 +335,7 @@ def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFix
     floors.sort()
     index = floors[0][1]
     fixes = memo.fixes(entries[index], index)
-    least = _least(floors[1:], exact, (fixes.count, index))
+    least = _least(floors, exact, (fixes.count, index), after=1)
     if least is None or least[1] == index:
         return index, fixes
     return least[1], memo.fixes(entries[least[1]], least[1])
