@@ -30,6 +30,7 @@ from .document_schemas import (
     model_document_schema,
     runtime_document_schema,
 )
+from .fast_documents import load_inference_service, load_model
 from .fast_runtime import load_runtime
 from .names import label_problem
 from .query_settings import classes_known_setting, version_problem
@@ -143,10 +144,13 @@ def load_rank_request(
     known = classes_known_setting(body, query)
 
     errors: dict[str, list[str]] = {}
+    model: Model | None
     if isinstance(model_doc, Model):
         model = model_doc
-    else:
-        model = load_document(model_document_schema, model_doc, "model", errors)
+    else:  # the plain loader for a plain, valid model; marshmallow decides the rest
+        model = load_model(model_doc)
+        if model is None:
+            model = load_document(model_document_schema, model_doc, "model", errors)
     # (Not where the list is also the classes' list, as a YAML alias can make it.)
     release = release and body.get("acceleratorClasses") is not runtime_docs
     runtimes: list[Runtime | None] = []
@@ -166,9 +170,11 @@ def load_rank_request(
         runtimes[index] = load_document(runtime_document_schema, item, path, errors)
     isvc: InferenceService | None = None
     if isvc_doc is not None:
-        isvc = load_document(
-            inference_service_document_schema, isvc_doc, "inferenceService", errors
-        )
+        isvc = load_inference_service(isvc_doc)
+        if isvc is None:
+            isvc = load_document(
+                inference_service_document_schema, isvc_doc, "inferenceService", errors
+            )
     classes, repeated_classes = latest_classes(load_accelerator_classes(body, errors))
     namespace_problem = label_problem(namespace) if namespace else None
     if namespace_problem is not None:
