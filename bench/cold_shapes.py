@@ -4,6 +4,11 @@ body, in the same interleaved rounds with a full collection before every sample;
 the worst shape. Beside it, the share of the ways out (rules §19) in the cold request of the
 held-out shape (``incompatible``), timed directly in the same rounds.
 
+Beside them, ``--fresh N``: each generated shape on N bodies of other seeds, each asked once (a
+cold request and a round trip per body), where the shape's own row asks one body again and again:
+the process-wide tables of the service (shared entries and references, parsed versions) then meet
+nothing they hold, as a cluster's next catalog would.
+
 Run alone (``python -m bench.cold_shapes``) or as rows of ``python -m bench.table``. It reads only
 public names of the app (``way_outs``, ``rank_runtimes``, ``load_rank_request``), so that the same
 file measures an older commit's code (copy ``bench/`` into its checkout) for a before/after.
@@ -27,7 +32,7 @@ from app.selection.advice import way_outs
 from app.selection.ranking import rank_runtimes
 
 from .manifests import encoded_body
-from .shapes import generated_bodies, ome_bodies
+from .shapes import fresh_bodies, generated_bodies, ome_bodies
 from .timing import Budget, Stats, compare
 from .wsgi import WsgiCall, build_app, quiet_logs
 
@@ -86,14 +91,21 @@ def _round_trips(bodies: list[bytes]) -> Callable[[], None]:
 class ShapeFigures:
     """One shape's medians: the cold request(s), the round trip(s), the ways out (held-out)."""
 
-    def __init__(self, name: str, bodies: list[bytes], stats: dict[str, Stats], outs: float):
-        self.name, self.bodies = name, len(bodies)
+    def __init__(
+        self,
+        name: str,
+        bodies: list[bytes],
+        stats: dict[str, Stats],
+        outs: float,
+        unit: str = "models",
+    ):
+        self.name, self.bodies, self.unit = name, len(bodies), unit
         self.cold, self.floor = stats["cold"].median, stats["orjson"].median
         self.ratio = self.cold / self.floor
         self.way_outs = outs
 
     def label(self) -> str:
-        what = f"{self.name} ({self.bodies} models)" if self.bodies > 1 else self.name
+        what = f"{self.name} ({self.bodies} {self.unit})" if self.bodies > 1 else self.name
         return f"{what} {self.ratio:.2f}× ({self.cold * 1000:.1f} vs {self.floor * 1000:.1f} ms)"
 
 
@@ -120,6 +132,27 @@ def measure(shapes: dict[str, list[bytes]], budget: Budget, progress) -> list[Sh
     return figures
 
 
+def measure_fresh(count: int, clock: Callable[[], float], progress) -> list[ShapeFigures]:
+    """Each generated shape on ``count`` bodies never asked before, each once: the median cold
+    request against the median round trip of the same bodies."""
+    app = build_app(redis_url=None, prefix=f"ome-ranker-bench:{uuid.uuid4().hex[:8]}:")
+    figures = []
+    for name, bodies in fresh_bodies(count).items():
+        progress(f"in process: cold POST /v1/rank, shape {name}, {count} bodies of other seeds")
+        cold, floor = [], []
+        with quiet_logs():
+            for raw in bodies:
+                call = WsgiCall(app, "/v1/rank", body=raw, headers=HEADERS, expect_cache="bypass")
+                for samples, run in ((cold, call), (floor, _round_trips([raw]))):
+                    gc.collect()
+                    started = clock()
+                    run()
+                    samples.append(clock() - started)
+        stats = {"cold": Stats.of(cold), "orjson": Stats.of(floor)}
+        figures.append(ShapeFigures(name, bodies, stats, 0.0, unit="bodies"))
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.cold_shapes", description=__doc__.splitlines()[0]
@@ -127,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ome-config", type=Path, help="an OME checkout's config/ directory")
     parser.add_argument("--budget", type=float, default=5.0, help="seconds per shape")
     parser.add_argument("--cpu", action="store_true", help=CPU_HELP)
+    parser.add_argument(
+        "--fresh", type=int, default=0, metavar="N", help="also each shape on N new bodies"
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
 
@@ -142,6 +178,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  way outs {figure.way_outs * 1000:.1f} ms, {share:.0%} of the cold request")
     worst = max(figures, key=lambda figure: figure.ratio)
     print(f"worst: {worst.label()}")
+    if args.fresh:
+        fresh = measure_fresh(args.fresh, budget.clock, progress)
+        print(f"bodies of other seeds, each asked once ({args.fresh} a shape):")
+        for figure in fresh:
+            print(f"  {figure.label()}")
     return 0
 
 

@@ -187,6 +187,17 @@ def ome_bodies(config: Path) -> dict[str, bytes]:
     return bodies
 
 
+def fresh_bodies(count: int) -> dict[str, list[bytes]]:
+    """Each generated shape's bodies of ``count`` other seeds: entries, references and versions
+    no process-wide table of the service has met, as a cluster's next catalog would be."""
+    seeds = range(SEED + 1, SEED + 1 + count)
+    return {
+        "incompatible": [incompatible_body(seed=seed) for seed in seeds],
+        "wide": [wide_body(seed=seed) for seed in seeds],
+        "namespaces": [namespaces_body(seed=seed) for seed in seeds],
+    }
+
+
 def generated_bodies() -> dict[str, bytes]:
     """The generated shapes, by name (``ome`` needs a checkout: ``ome_bodies``)."""
     return {
