@@ -59,9 +59,8 @@ def fast_request_object(
         decoded = _DECODER.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None  # (RecursionError: nested past msgspec's own bound, at once)
-    if (
-        json_depth(raw, marks) > MAX_DEPTH
-    ):  # after decoding: the scan is exact, and cheap, on valid JSON
+    # After decoding: the depth scan is exact, and cheap, on valid JSON only.
+    if json_depth(raw, marks) > MAX_DEPTH:
         return None
     if decoded.kind is not _ABSENT:
         return None

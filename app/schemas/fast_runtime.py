@@ -306,11 +306,11 @@ def load_runtime(value: Any) -> doc.Runtime | None:
 
 
 # The same runtime document described to msgspec, for a request body decoded straight into it
-# (fast_request.py): msgspec checks what a type says (objects where ``load_runtime`` wants dicts,
-# the entries, size range, accelerator classes and protocol versions in full), skips every member
-# no rule reads (containers, labels, most of a config) without building it, and
-# ``runtime_from_document`` checks the rest as ``load_runtime`` does. A ``Raw``-free ``Any`` is
-# decoded as the standard library's decoder would (exact integers, last duplicate key wins).
+# (app/reading/fast_request.py): msgspec checks what a type says (objects where ``load_runtime``
+# wants dicts; the entries, size range, accelerator classes and protocol versions in full), skips
+# every member no rule reads (containers, labels, most of a config) without building it, and
+# ``runtime_from_document`` checks the rest as ``load_runtime`` does. What is typed ``Any`` is
+# decoded as the standard library's decoder would (exact integers, the last duplicate key wins).
 
 
 class _SizeRangeDocument(msgspec.Struct, frozen=True, gc=False):

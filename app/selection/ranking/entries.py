@@ -144,12 +144,6 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
     format_names: _PartTexts[str, str] = _PartTexts(
         lambda name: f"format name mismatch (model={format_name}, runtime={name})"
     )
-    format_version = model_fmt.version
-    framework_version = None if framework is None else framework.version
-    # By an entry reference's version and operator: its text, or None where they match (most
-    # entries carry their own, so a miss is written out here, without a call to make it).
-    format_versions: dict[_VersionKey, str | None] = {}
-    framework_versions: dict[_VersionKey, str | None] = {}
     framework_names: _PartTexts[str, str] = _PartTexts(
         lambda name: (
             f"model has no framework but runtime requires {name}"
@@ -157,6 +151,12 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
             else f"framework name mismatch (model={framework_name}, runtime={name})"
         )
     )
+    format_version = model_fmt.version
+    framework_version = None if framework is None else framework.version
+    # By an entry reference's version and operator: its text, or None where they match (most
+    # entries carry their own, so a miss is written out here, without a call to make it).
+    format_versions: dict[_VersionKey, str | None] = {}
+    framework_versions: dict[_VersionKey, str | None] = {}
 
     def verdict(entry: Entry) -> str | None:
         parts = []
