@@ -63,7 +63,8 @@ class FixCounts:
         """``(floor(entry), index)`` of each of a runtime's entries, in order: ``floor``
         written out over many entries (a call per entry cost as much as its counting)."""
         if self.sharded:  # rare: the provider's part as ``floor`` has it
-            return [(self.floor(entry), index) for index, entry in enumerate(entries)]
+            floor = self.floor
+            return [(floor(entry), index) for index, entry in enumerate(checked(entries, every=64))]
         model, wanted, framework = self.model, self.format, self.framework
         architecture, quantization = model.architecture, model.quantization
         name, unversioned = wanted.name, wanted.version is None
@@ -179,7 +180,7 @@ class FixCounts:
     def score_floors(self, entries: Sequence[Entry]) -> list[int | None]:
         """``score_floor`` of each of a runtime's entries, in order, written out over them."""
         if self.sharded:  # rare: the provider's part as ``score_floor`` has it
-            return [self.score_floor(entry) for entry in entries]
+            return [self.score_floor(entry) for entry in checked(entries, every=64)]
         name, wanted = self.format.name, self.framework
         floors: list[int | None] = []
         for entry in checked(entries, every=64):

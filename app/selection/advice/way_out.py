@@ -221,8 +221,8 @@ class _Eligibility:
         return self._has_autoselect
 
     def _score_floors(self) -> list[int | None]:
-        """Each entry's ``score_floor``, worked out once for the runtime (with deadline checks
-        when there are more than a few entries: a few are covered by the checks of the rows)."""
+        """Each entry's ``score_floor``, worked out once for the runtime (with a deadline check
+        every 64 entries, ``FixCounts.score_floors``)."""
         if self._floors is None:
             self._floors = self.memo.score_fix_floors(self.entries)
         return self._floors
