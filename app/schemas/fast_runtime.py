@@ -253,24 +253,32 @@ def _accelerator_classes(value: Any) -> Any:
 _KINDS = {kind: kind for kind in RUNTIME_KINDS}
 
 
+def _identity(kind: Any, api_version: Any, name: Any, namespace: Any) -> tuple[str, str] | None:
+    """The runtime's kind (the shared string) and name when its kind, apiVersion, name and
+    namespace are plain and valid, else None."""
+    kind = _KINDS.get(kind) if type(kind) is str else None
+    if kind is None or (api_version is not None and api_version != API_VERSION):
+        return None
+    if not is_object_name(name) or (namespace is not None and not is_namespace(namespace)):
+        return None
+    return kind, name
+
+
 def load_runtime(value: Any) -> doc.Runtime | None:
     """The ``Runtime`` of a plain, valid runtime document, or ``None`` to ask marshmallow."""
     if type(value) is not dict:
         return None
-    kind, metadata, spec = value.get("kind"), value.get("metadata"), value.get("spec")
-    api_version = value.get("apiVersion")
-    kind = _KINDS.get(kind) if type(kind) is str else None
-    if (
-        kind is None
-        or (api_version is not None and api_version != API_VERSION)
-        or type(metadata) is not dict
-        or type(spec) is not dict
-    ):
+    metadata, spec = value.get("metadata"), value.get("spec")
+    if type(metadata) is not dict or type(spec) is not dict:
         return None
-    name, namespace = metadata.get("name"), metadata.get("namespace")
+    namespace = metadata.get("namespace")
+    identity = _identity(
+        value.get("kind"), value.get("apiVersion"), metadata.get("name"), namespace
+    )
+    if identity is None:
+        return None
+    kind, name = identity
     disabled = spec.get("disabled")
-    if not is_object_name(name) or (namespace is not None and not is_namespace(namespace)):
-        return None
     parent = _inherit_from(metadata.get("annotations"))
     if plain_bool(disabled) is NOT_PLAIN or parent is NOT_PLAIN:
         return None
@@ -354,14 +362,12 @@ class RuntimeDocument(msgspec.Struct, frozen=True):
 def runtime_from_document(value: RuntimeDocument) -> doc.Runtime | None:
     """``load_runtime`` of the same document, decoded as ``RuntimeDocument``; ``None`` where
     ``load_runtime`` would give None."""
-    kind, api_version = value.kind, value.apiVersion
-    kind = _KINDS.get(kind) if type(kind) is str else None
-    if kind is None or (api_version is not None and api_version != API_VERSION):
-        return None
     metadata, spec = value.metadata, value.spec
-    name, namespace = metadata.name, metadata.namespace
-    if not is_object_name(name) or (namespace is not None and not is_namespace(namespace)):
+    namespace = metadata.namespace
+    identity = _identity(value.kind, value.apiVersion, metadata.name, namespace)
+    if identity is None:
         return None
+    kind, name = identity
     parent = _inherit_from(metadata.annotations)
     if parent is NOT_PLAIN:
         return None
