@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -187,21 +187,21 @@ def ome_bodies(config: Path) -> dict[str, bytes]:
     return bodies
 
 
+# The generated shapes, by name (``ome`` needs a checkout: ``ome_bodies``), each made by seed.
+GENERATED: dict[str, Callable[..., bytes]] = {
+    "incompatible": incompatible_body,
+    "wide": wide_body,
+    "namespaces": namespaces_body,
+}
+
+
 def fresh_bodies(count: int) -> dict[str, list[bytes]]:
     """Each generated shape's bodies of ``count`` other seeds: entries, references and versions
     no process-wide table of the service has met, as a cluster's next catalog would be."""
     seeds = range(SEED + 1, SEED + 1 + count)
-    return {
-        "incompatible": [incompatible_body(seed=seed) for seed in seeds],
-        "wide": [wide_body(seed=seed) for seed in seeds],
-        "namespaces": [namespaces_body(seed=seed) for seed in seeds],
-    }
+    return {name: [make(seed=seed) for seed in seeds] for name, make in GENERATED.items()}
 
 
 def generated_bodies() -> dict[str, bytes]:
-    """The generated shapes, by name (``ome`` needs a checkout: ``ome_bodies``)."""
-    return {
-        "incompatible": incompatible_body(),
-        "wide": wide_body(),
-        "namespaces": namespaces_body(),
-    }
+    """The generated shapes' bodies of the benchmark's seed, by name."""
+    return {name: make() for name, make in GENERATED.items()}
