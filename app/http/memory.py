@@ -20,7 +20,7 @@ from flask import Flask, current_app, request
 from app import errors
 from app.catalog import get_access
 from app.reading.decoding import YAML_TYPES
-from app.reading.sizing import json_marks, json_memory, yaml_memory
+from app.reading.sizing import body_memory, json_marks
 
 from . import record
 from .deadline import remaining
@@ -75,11 +75,9 @@ def admit(raw: bytes) -> None:
     if current.memory_reserved:
         return  # a body read twice is reserved once
     is_yaml = (request.mimetype or "") in YAML_TYPES
-    if is_yaml:
-        need = yaml_memory(raw)
-    else:  # the marks kept for the depth scan (app/reading/fast_request.py)
-        current.json_marks = json_marks(raw)
-        need = json_memory(raw, current.json_marks)
+    # A JSON body's marks are kept for the depth scan (app/reading/fast_request.py).
+    current.json_marks = None if is_yaml else json_marks(raw)
+    need = body_memory(raw, is_yaml, current.json_marks)
     largest = current_app.config["MAX_REQUEST_MEMORY"]
     if need > largest:
         raise errors.PayloadTooLarge(

@@ -69,5 +69,7 @@ def yaml_memory(raw: bytes) -> int:
     return BYTES_PER_BODY_BYTE * len(raw) + YAML_BYTES_PER_NODE * nodes + _objects_cost(raw)
 
 
-def body_memory(raw: bytes, is_yaml: bool) -> int:
-    return yaml_memory(raw) if is_yaml else json_memory(raw)
+def body_memory(raw: bytes, is_yaml: bool, marks: bytes | None = None) -> int:
+    """The most a body can take in memory through a request (``marks``: a JSON body's
+    ``json_marks``, if known)."""
+    return yaml_memory(raw) if is_yaml else json_memory(raw, marks)
