@@ -153,23 +153,18 @@ def _shared_ref(ref: _PlainRef | None) -> doc.EntryRef | None:
     return doc.ENTRY_REFS[ref.name, ref.version, ref.operator, weight]
 
 
-class _SharedEntries(dict[_PlainEntry, doc.Entry]):
-    """Entries repeat across a cluster's runtimes: one frozen Entry serves every plain entry
-    with the same fields (its ``_PlainEntry``, compared by value). Bounded: cleared when full."""
-
-    def __missing__(self, plain: _PlainEntry) -> doc.Entry:
-        if len(self) >= _MAX_ENTRIES:
-            self.clear()
-        entry = self[plain] = doc.Entry(
-            plain.name or "", _shared_ref(plain.modelFormat), _shared_ref(plain.modelFramework),
-            plain.modelArchitecture, plain.quantization, None, plain.autoSelect, plain.priority,
-            plain.modelCacheProviders, plain.version,
-        )  # fmt: skip
-        return entry
+def _shared_entry(plain: _PlainEntry) -> doc.Entry:
+    return doc.Entry(
+        plain.name or "", _shared_ref(plain.modelFormat), _shared_ref(plain.modelFramework),
+        plain.modelArchitecture, plain.quantization, None, plain.autoSelect, plain.priority,
+        plain.modelCacheProviders, plain.version,
+    )  # fmt: skip
 
 
+# Entries repeat across a cluster's runtimes: one frozen Entry serves every plain entry with the
+# same fields (its ``_PlainEntry``, compared by value). Bounded: cleared when full.
 _MAX_ENTRIES = 4096
-_ENTRIES = _SharedEntries()
+_ENTRIES: doc.MadeOnUse[_PlainEntry, doc.Entry] = doc.MadeOnUse(_shared_entry, _MAX_ENTRIES)
 
 
 def _entries(values: list) -> tuple[doc.Entry, ...]:

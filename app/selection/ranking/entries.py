@@ -3,10 +3,10 @@ mismatch text (§3.2), entry score (§4) and the explain WEIGHT column (§6)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import Any, TypeVar, cast
+from collections.abc import Callable
+from typing import Any, cast
 
-from ..values import Entry, EntryRef, Model, ModelRef, go_quote, versions_match
+from ..values import Entry, EntryRef, MadeOnUse, Model, ModelRef, go_quote, versions_match
 from .diffusion import diffusion_mismatch
 
 # rules §4: an explicit weight of 0 counts as 10 (format) and 5 (framework).
@@ -114,10 +114,8 @@ def _presence_mismatch(what: str, model_value: str | None, entry_value: str | No
 
 
 Verdict = Callable[[Entry], str | None]
-K = TypeVar("K", bound=Hashable)
 _VersionKey = tuple[str | None, str | None]  # an entry reference's version and operator
 _MISSING: Any = object()
-T = TypeVar("T")
 
 
 def entry_verdicts(model: Model, provider: str = "") -> Verdict:
@@ -135,16 +133,16 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
     framework = model.framework
     framework_name = None if framework is None else framework.name
     sharded, diffusion = model.is_sharded, model.diffusion
-    architectures: _PartTexts[str | None, str] = _PartTexts(
+    architectures: MadeOnUse[str | None, str] = MadeOnUse(
         lambda value: _presence_mismatch("architecture", architecture, value)
     )
-    quantizations: _PartTexts[str | None, str] = _PartTexts(
+    quantizations: MadeOnUse[str | None, str] = MadeOnUse(
         lambda value: _presence_mismatch("quantization", quantization, value)
     )
-    format_names: _PartTexts[str, str] = _PartTexts(
+    format_names: MadeOnUse[str, str] = MadeOnUse(
         lambda name: f"format name mismatch (model={format_name}, runtime={name})"
     )
-    framework_names: _PartTexts[str, str] = _PartTexts(
+    framework_names: MadeOnUse[str, str] = MadeOnUse(
         lambda name: (
             f"model has no framework but runtime requires {name}"
             if framework is None
@@ -203,20 +201,6 @@ def entry_verdicts(model: Model, provider: str = "") -> Verdict:
         return None if fmt is not None else NO_PART
 
     return verdict
-
-
-class _PartTexts(dict[K, T]):
-    """``texts[value]``: ``make(value)``, made on first use (one request's few values)."""
-
-    __slots__ = ("_make",)
-
-    def __init__(self, make: Callable[[K], T]) -> None:
-        super().__init__()
-        self._make = make
-
-    def __missing__(self, value: K) -> T:
-        text = self[value] = self._make(value)
-        return text
 
 
 NO_PART = "unknown mismatch"  # rules §3.2: an entry that fails no part it names (no modelFormat)

@@ -7,7 +7,8 @@ rules §1.2 defaults applied where a default exists, and keeps ``None`` for
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -46,27 +47,41 @@ class EntryRef:
     weight: int = 1
 
 
+Key = TypeVar("Key", bound=Hashable)
 K = TypeVar("K", bound=tuple[object, ...])
 V = TypeVar("V")
 
 
-class SharedValues(dict[K, V]):
+class MadeOnUse(dict[Key, V]):
+    """``table[key]``: the value ``make(key)``, made on first use and then looked up (a lookup,
+    not a call, for every later use). With a ``bound``, cleared when full."""
+
+    __slots__ = ("_bound", "_make")
+
+    def __init__(self, make: Callable[..., V], bound: int = sys.maxsize) -> None:
+        super().__init__()
+        self._make, self._bound = make, bound
+
+    def __missing__(self, key: Key) -> V:
+        if len(self) >= self._bound:
+            self.clear()
+        value = self[key] = self._value(key)
+        return value
+
+    def _value(self, key: Key) -> V:
+        return self._make(key)
+
+
+class SharedValues(MadeOnUse[K, V]):
     """``shared[fields]``: the frozen value ``make(*fields)``, made on first use and then
     served to every document with the same fields (a lookup, not a call, for the loader's
     every entry or runtime). Bounded: cleared when full. Callers pass exact types (``str``,
     ``int``): no ``True == 1`` or ``1.0 == 1`` can meet in a key."""
 
-    __slots__ = ("_bound", "_make")
+    __slots__ = ()
 
-    def __init__(self, make: Callable[..., V], bound: int) -> None:
-        super().__init__()
-        self._make, self._bound = make, bound
-
-    def __missing__(self, key: K) -> V:
-        if len(self) >= self._bound:
-            self.clear()
-        value = self[key] = self._make(*key)
-        return value
+    def _value(self, key: K) -> V:
+        return self._make(*key)
 
 
 # A cluster's runtimes name a handful of formats and frameworks, thousands of times: the same
