@@ -230,8 +230,9 @@ class RuntimeRowSchema(Schema):
         data_key="wayOut",
         metadata=_doc(
             "A `No` row: the fewest changes to this runtime alone, for every check it fails, "
-            "that make it a `Yes` row under the same rules. Null on `Yes` rows, and when no "
-            "change to the runtime alone can (`wayOutNote` says why)."
+            "that make it a `Yes` row under the same rules. Null on `Yes` rows, when no "
+            "change to the runtime alone can, and past the first 128 `No` rows on all but the "
+            "closest (`wayOutNote` says why)."
         ),
     )
     way_out_note = fields.String(

@@ -151,6 +151,40 @@ def entry_fixes(model: Model, entry: Entry, provider: str, at: int | None = None
     return _rare_fixes(model, entry, provider, at) + _field_fixes(model, entry, at)
 
 
+def first_fix_check(model: Model, entry: Entry, provider: str) -> str:
+    """The ``check`` of ``entry_fixes``'s first fix, without making them: the first part
+    (§3.2's order) in which an entry that does not match fails. The summary groups a check-4
+    row by it (way_out.py)."""
+    if model.is_sharded and not supports_cache_provider(model, entry, provider):
+        return LABEL_PROVIDER
+    if entry.diffusion is not None and diffusion_mismatch(model.diffusion, entry.diffusion):
+        return LABEL_DIFFUSION
+    if entry.architecture != model.architecture:
+        return LABEL_ARCHITECTURE
+    if entry.quantization != model.quantization:
+        return LABEL_QUANTIZATION
+    wanted, fmt = model_format(model), entry.format
+    if fmt is None or fmt.name != wanted.name:
+        return LABEL_FORMAT_NAME
+    if not _versions_agree(wanted.version, fmt):
+        return LABEL_FORMAT_VERSION
+    framework, ref = model.framework, entry.framework
+    if framework is None or ref is None:
+        assert ref is not None or framework is not None, "an entry that matches has no fix"
+        return LABEL_FRAMEWORK
+    if ref.name != framework.name:
+        return LABEL_FRAMEWORK_NAME
+    assert not _versions_agree(framework.version, ref), "an entry that matches has no fix"
+    return LABEL_FRAMEWORK_VERSION
+
+
+def _versions_agree(version: str | None, entry: EntryRef) -> bool:
+    """§3.1 on one reference's versions: both absent, or both set and matching."""
+    if version is None or entry.version is None:
+        return version is None and entry.version is None
+    return versions_match(version, entry.version, entry.operator)
+
+
 def _rare_fixes(model: Model, entry: Entry, provider: str, at: int | None) -> list[Fix]:
     """The fixes of the parts few models or entries have: a sharded model's cache provider
     and the entry's diffusion pipeline."""

@@ -10,10 +10,11 @@ equals, the entry that comes first. docs/behaviours.md says what else is chosen 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from ..ranking import (
     CHECK_ACCELERATOR,
@@ -50,7 +51,14 @@ from .changes import (
     SIZE_MIN,
     Change,
 )
-from .entry_fixes import Blocker, EntryFixes, FieldFixes, Fix, score_fixes
+from .entry_fixes import (
+    Blocker,
+    EntryFixes,
+    FieldFixes,
+    Fix,
+    first_fix_check,
+    score_fixes,
+)
 from .fix_counts import FixCounts
 
 # A row's way out costs more than its advice (bench/README.md § "Figures behind the code"): a
@@ -60,6 +68,19 @@ ROWS_PER_CHECK = 8
 # best found, rather than sorted by their floors first (sorting them costs more than it spares),
 # and without deadline checks of their own: the rows' cover them.
 FEW_ENTRIES = 8
+
+# rules §19: with more ``No`` rows than this, only the first this many (and the closest) carry
+# a way out, which costs about as much as ranking its runtime (bench/README.md, round 10); the
+# others this note.
+WAY_OUTS = 128
+FAR = (
+    "not worked out: {count} runtimes do not qualify, and only the first {bound} of them and "
+    "the closest carry a way out; ask with this runtime alone for its own"
+)
+# How many rows are read between deadline checks where each costs far less than a way out,
+# and the changes of a row with no way out.
+ROWS_PER_BOUND = 64
+UNREACHABLE = sys.maxsize
 
 NO_ENTRIES = (
     "the runtime has no supportedModelFormats entry to change: only a new entry for this "
@@ -142,6 +163,7 @@ class _EntryMemo:
         self._runtime_fixes: dict[tuple[object, ...], RuntimeFixes] = {}
         # entry_fixes of entry ``index``, its changes naming it
         self.fixes = FieldFixes(checks.model, checks.provider)
+        self.least_floor, self.fewest = counts.least_floor, counts.fewest
 
     def runtime_fixes(self, checks: RuntimeChecks, runtime: Runtime) -> RuntimeFixes:
         """``_runtime_fixes`` and ``_size_fixes``, once per distinct value of the fields they
@@ -304,7 +326,7 @@ class _Eligibility:
         return changes
 
 
-Plan = tuple[Sequence[Change], list[Change]] | str
+Plan = tuple[Sequence[Change], list[Change]] | str  # the changes, or why none
 
 
 def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFixes]:
@@ -341,26 +363,25 @@ def _fewest(memo: _EntryMemo, entries: tuple[Entry, ...]) -> tuple[int, EntryFix
     return least[1], memo.fixes(entries[least[1]], least[1])
 
 
-def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> tuple[str, Plan]:
-    """Checks 4, 6 and 7: the reason group of check 4, and the entry changes with the fewest
-    changes, those of check 4 and those of checks 6 and 7 apart (or why none can).
-    ``unmatched``: the ranking found no entry matching."""
+def _entry_plan(memo: _EntryMemo, runtime: Runtime, unmatched: bool) -> Plan:
+    """Checks 4, 6 and 7: the entry changes with the fewest changes, those of check 4 and those
+    of checks 6 and 7 apart (or why none can). ``unmatched``: the ranking found no entry
+    matching."""
     entries = runtime.entries
     if not entries:
-        return LABEL_NO_FORMATS, NO_ENTRIES
+        return NO_ENTRIES
     if not unmatched:
         first = next((i for i, e in enumerate(checked(entries, every=64)) if memo.matches(e)), None)
         if first is not None:
-            return "", ([], _Eligibility(memo, entries).changes(first))
+            return [], _Eligibility(memo, entries).changes(first)
     index, fixes = _fewest(memo, entries)
-    label = fixes.fixes[0].check
     if fixes.blocker is not None:
-        return label, fixes.blocker.why
+        return fixes.blocker.why
     entry = entries[index]
     if entry.auto_select is True and memo.scores_once_matched(entry):
         # What ``_Eligibility.changes`` finds first: the changed entry scores, selectable.
-        return label, (fixes.changes, [])
-    return label, (fixes.changes, _Eligibility(memo, entries).changes(index, index))
+        return fixes.changes, []
+    return fixes.changes, _Eligibility(memo, entries).changes(index, index)
 
 
 def way_out(checks: RuntimeChecks, row: RuntimeRow) -> WayOut | None:
@@ -373,14 +394,40 @@ def _way_out(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow) -> WayOut
     if row.compatible:
         return None
     runtime = row.runtime
-    label, plan = _entry_plan(memo, runtime, row.failed_check == CHECK_FORMAT)
-    if row.failed_check != CHECK_FORMAT:
-        label = _row_label(checks, row)
+    label = _label(memo, checks, row)
+    plan = _entry_plan(memo, runtime, row.failed_check == CHECK_FORMAT)
     if isinstance(plan, str):
         return WayOut(label, None, plan)
     entry_changes, late = plan
     early, sizes = memo.runtime_fixes(checks, runtime)
     return WayOut(label, (*early, *entry_changes, *sizes, *late))
+
+
+def _label(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow) -> str:
+    """The reason group of a ``No`` row: the label of the check it fails, a check-4 row's by
+    the first part its first entry fails (the first its ``reason`` names)."""
+    if row.failed_check != CHECK_FORMAT:
+        return _row_label(checks, row)
+    entries = row.runtime.entries
+    if not entries:
+        return LABEL_NO_FORMATS
+    return first_fix_check(checks.model, entries[0], checks.provider)
+
+
+def _least_changes(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow, exact: bool) -> int:
+    """How many changes the way out of ``row`` has at least (``UNREACHABLE`` when it has
+    none): its runtime-wide fixes and the fewest its entries need (0 when one matches), by
+    their floors or, ``exact``, by their ``entry_fixes`` counted. Checks 6 and 7 can only add
+    to it."""
+    runtime = row.runtime
+    entries = runtime.entries
+    if not entries:
+        return UNREACHABLE
+    early, sizes = memo.runtime_fixes(checks, runtime)
+    if not exact:
+        return len(early) + len(sizes) + memo.least_floor(entries)
+    blocked, count = memo.fewest(entries)
+    return UNREACHABLE if blocked else len(early) + len(sizes) + count
 
 
 def _row_label(checks: RuntimeChecks, row: RuntimeRow) -> str:
@@ -400,13 +447,65 @@ def _row_label(checks: RuntimeChecks, row: RuntimeRow) -> str:
     return LABEL_AUTOSELECT if first.auto_select is not True else LABEL_SCORE
 
 
-def way_outs(ranking: Ranking) -> tuple[WayOut | None, ...]:
-    """One per row of the ranking: None for the ``Yes`` rows."""
+def way_outs(ranking: Ranking, bound: int = WAY_OUTS) -> tuple[WayOut | None, ...]:
+    """One per row of the ranking: None for the ``Yes`` rows. With more than ``bound`` ``No``
+    rows (rules §19), the first ``bound`` of them in the rows' order carry theirs, and so does
+    the closest (the fewest changes, ties by the rows' order) wherever it stands; the others
+    carry ``FAR`` as their note, and their reason group."""
     checks = ranking.checks
+    rows = ranking.rows
     if checks is None:  # a model that is not Ready: no row
-        return (None,) * len(ranking.rows)
+        return (None,) * len(rows)
     memo = _EntryMemo(checks)
-    return tuple(_way_out(memo, checks, row) for row in checked(ranking.rows, every=ROWS_PER_CHECK))
+    refused = [index for index, row in enumerate(rows) if not row.compatible]
+    if len(refused) <= bound:
+        return tuple(_way_out(memo, checks, row) for row in checked(rows, every=ROWS_PER_CHECK))
+    found = {
+        index: cast(WayOut, _way_out(memo, checks, rows[index]))
+        for index in checked(refused[:bound], every=ROWS_PER_CHECK)
+    }
+    closest = _closest_after(memo, checks, rows, refused[bound:], found)
+    if closest is not None:
+        found[closest[0]] = closest[1]
+    note = FAR.format(count=len(refused), bound=bound)
+    return tuple(
+        None
+        if row.compatible
+        else found[index]
+        if index in found
+        else WayOut(_label(memo, checks, row), None, note)
+        for index, row in enumerate(rows)
+    )
+
+
+def _closest_after(
+    memo: _EntryMemo,
+    checks: RuntimeChecks,
+    rows: tuple[RuntimeRow, ...],
+    after: list[int],
+    found: dict[int, WayOut],
+) -> tuple[int, WayOut] | None:
+    """The row of ``after`` (rows after those ``found``) whose way out has fewer changes than
+    any found, and it, if one has: the closest row, found without working out the way out of
+    a row that needs as many changes at least (by its entries' floors, then their fixes
+    counted). A row needs one change at least: after a row of one, none is looked at."""
+    limit = min(
+        (len(out.changes) for out in found.values() if out.changes is not None),
+        default=UNREACHABLE,
+    )
+    closest = None
+    for index in checked(after, every=ROWS_PER_BOUND):
+        if limit <= 1:
+            break
+        row = rows[index]
+        if _least_changes(memo, checks, row, False) >= limit:
+            continue
+        if _least_changes(memo, checks, row, True) >= limit:
+            continue
+        out = cast(WayOut, _way_out(memo, checks, row))
+        if out.changes is not None and len(out.changes) < limit:
+            limit, closest = len(out.changes), (index, out)
+    return closest
 
 
 def _unique(labels: list[str]) -> list[str]:

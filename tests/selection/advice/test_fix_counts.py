@@ -14,6 +14,7 @@ from app.selection.advice.entry_fixes import (
     EntryFixes,
     FieldFixes,
     entry_fixes,
+    first_fix_check,
     score_fixes,
 )
 from app.selection.advice.fix_counts import FixCounts
@@ -43,6 +44,8 @@ def _assert_counts_hold(body: dict) -> None:
         assert floor <= exact, item
         rest = counts.rest(item)
         assert (floor[0] or rest[0], floor[1] + rest[1]) == exact, item
+        if fixes:  # the summary's group of a check-4 row whose first entry this is
+            assert first_fix_check(model, item, provider) == fixes[0].check, item
         if not exact[0]:
             changed = apply_to_entry(item, [fix for fix in fixes if isinstance(fix, Change)])
             scores = entry_score(model, changed, provider) > 0
@@ -173,6 +176,13 @@ def test_the_floors_of_a_runtime_are_each_entrys_floor(body):
         floors = counts.floors(entries)
         assert floors == [(counts.floor(item), index) for index, item in enumerate(entries)]
         assert [type(count) for (_, count), _ in floors] == [int] * len(entries)
+        if entries:  # what a way out needs at least: by the floors, by the fixes counted
+            assert counts.least_floor(entries) == min(count for (_, count), _ in floors)
+            exact = [
+                _blocked_and_count(entry_fixes(request.model, item, counts.provider))
+                for item in entries
+            ]
+            assert counts.fewest(entries) == min(exact)
         scores = counts.score_floors(entries)
         assert scores == [counts.score_floor(item) for item in entries]
         assert all(type(count) is int for count in scores if count is not None)

@@ -4,6 +4,7 @@ row under the same rules, and the summary groups the rows by reason."""
 from __future__ import annotations
 
 import copy
+import json
 import re
 
 from hypothesis import given, settings
@@ -13,7 +14,7 @@ from app.schemas.requests import load_rank_request
 from app.selection.advice import WayOut, way_outs
 from app.selection.advice.entry_fixes import version_accepting
 from app.selection.advice.row_advice import best_entry
-from app.selection.advice.way_out import way_out
+from app.selection.advice.way_out import FAR, WAY_OUTS, exclusion_summary, way_out
 from app.selection.prediction import Prediction, rank_and_place
 from app.selection.ranking import CHECK_FORMAT, RuntimeChecks, rank_runtimes
 from app.selection.values import versions_match
@@ -184,7 +185,10 @@ def test_the_entry_with_the_fewest_changes_is_chosen_first_of_equals():
     )
     ranking = _rank(body)
     assert _fields(ranking, "r") == [("format name mismatch", 1, "modelFormat.name", "safetensors")]
-    assert ranking.way_outs[0].label == "format name mismatch"
+    # The row's group is the first part its reason names (its first entry's), not the part
+    # its nearest entry fails.
+    assert ranking.rows[0].reason.split(": ", 1)[1].startswith("architecture mismatch")
+    assert ranking.way_outs[0].label == "architecture"
 
 
 def test_a_sharded_model_without_a_configured_provider_has_no_way_out():
@@ -309,10 +313,99 @@ def _assert_the_shared_memo_changes_nothing(body: dict) -> None:
     # repr: a NaN size's distance is NaN, which equals no other NaN object (rules §9)
     assert [repr(row) for row in ranking.rows] == [repr(row) for row in alone_rows]
     alone = tuple(way_out(RuntimeChecks(request), row) for row in ranking.rows)
-    assert way_outs(ranking) == alone
+    assert way_outs(ranking, len(ranking.rows)) == alone
     for row in ranking.rows:  # the priority advice's entry and its score per unit
         runtime = row.runtime
         assert best_entry(ranking.checks, runtime) == best_entry(RuntimeChecks(request), runtime)
+
+
+def _assert_bounded_as_unbounded(body: dict, bound: int) -> None:
+    """``way_outs`` with a bound of ``bound`` rows: the first ``bound`` ``No`` rows and the
+    closest carry the way out the unbounded answer gives them, every other ``No`` row the
+    note and its group; the summary is the unbounded one (its closest is found among all)."""
+    ranking = rank_runtimes(load_rank_request(body, {}))
+    every = way_outs(ranking, len(ranking.rows))
+    some = way_outs(ranking, bound)
+    refused = [index for index, row in enumerate(ranking.rows) if not row.compatible]
+    assert exclusion_summary(ranking.rows, some) == exclusion_summary(ranking.rows, every)
+    if len(refused) <= bound:
+        assert some == every
+        return
+    reachable = [
+        (len(every[index].changes), index) for index in refused if every[index].changes is not None
+    ]
+    closest = min(reachable)[1] if reachable else None
+    note = FAR.format(count=len(refused), bound=bound)
+    for place, index in enumerate(refused):
+        if place < bound or index == closest:
+            assert some[index] == every[index]
+        else:
+            assert some[index] == WayOut(every[index].label, None, note)
+
+
+@settings(deadline=None)
+@given(requests(), st.integers(min_value=0, max_value=3))
+def test_beyond_the_bound_only_the_closest_is_worked_out(body, bound):
+    _assert_bounded_as_unbounded(body, bound)
+
+
+def test_the_closest_after_the_bound_is_worked_out_even_one_change_closer():
+    """The first rows need three changes each; after them one needs two and one four: with a
+    bound of 2, the one of two changes is worked out (it is the closest, one change closer
+    than the best of the first), the one of four is not, and the summary names the closest."""
+    far = entry(format_name="onnx", architecture="Other", framework="vllm")
+    body = rank_body(
+        model_doc(),
+        runtime_doc("a-far", far),
+        runtime_doc("b-far", far),
+        runtime_doc(
+            "c-farther",
+            entry(format_name="onnx", architecture="Other", framework="vllm", quantization="fp8"),
+        ),
+        runtime_doc("d-close", entry(format_name="onnx", architecture="Other")),
+    )
+    ranking = rank_runtimes(load_rank_request(body, {}))
+    outs = way_outs(ranking, 2)
+    by_name = {row.name: out for row, out in zip(ranking.rows, outs, strict=True)}
+    assert [len(by_name[name].changes) for name in ("a-far", "b-far", "d-close")] == [3, 3, 2]
+    assert by_name["c-farther"].changes is None
+    assert by_name["c-farther"].note == FAR.format(count=4, bound=2)
+    assert by_name["c-farther"].label == "architecture"
+    assert exclusion_summary(ranking.rows, outs) == (
+        "4 runtimes excluded: architecture ×4; closest: d-close (architecture, "
+        "format name mismatch)"
+    )
+    _assert_bounded_as_unbounded(body, 2)
+
+
+def test_the_rules_state_the_bound_and_its_note_as_the_code_has_them():
+    from tests.paths import ROOT
+
+    rules = " ".join((ROOT / "docs" / "rules.md").read_text(encoding="utf-8").split())
+    assert f'"{FAR.format(count="<n>", bound=WAY_OUTS)}"' in rules
+    assert f"while there are at most {WAY_OUTS} `No` rows" in rules
+
+
+def test_the_bound_on_the_benchmark_s_runtimes_and_a_catalog_with_no_way_out():
+    """300 runtimes of random entries (the closest among the first or after them), and a
+    sharded model with no cache provider: no row has a way out, every row is read for one."""
+    from bench.manifests import rank_request_body
+    from bench.shapes import incompatible_body
+
+    for bound in (0, 1, 16, WAY_OUTS):
+        _assert_bounded_as_unbounded(rank_request_body(300), bound)
+    held_out = json.loads(incompatible_body(400))
+    for bound in (0, 5, WAY_OUTS):
+        _assert_bounded_as_unbounded(held_out, bound)
+    sharded = rank_body(
+        model_doc(distribution="Sharded"),
+        *[runtime_doc(f"r{i}", entry(format_name="onnx")) for i in range(6)],
+    )
+    _assert_bounded_as_unbounded(sharded, 2)
+    ranking = rank_runtimes(load_rank_request(sharded, {}))
+    assert exclusion_summary(ranking.rows, way_outs(ranking, 2)).endswith(
+        "closest: none (no change to one runtime alone makes it qualify)"
+    )
 
 
 def test_the_shared_memo_changes_nothing_on_the_benchmark_s_runtimes():
@@ -387,10 +480,10 @@ def test_a_changed_entry_that_scores_needs_what_checks_6_and_7_find(body):
         if row.compatible or row.failed_check != CHECK_FORMAT or not entries:
             continue
         plan = module._entry_plan(memo, row.runtime, True)
-        if isinstance(plan[1], str):
+        if isinstance(plan, str):
             continue
         index = module._fewest(memo, entries)[0] if len(entries) > 1 else 0
-        assert plan[1][1] == module._Eligibility(memo, entries).changes(index, index)
+        assert plan[1] == module._Eligibility(memo, entries).changes(index, index)
 
 
 @settings(deadline=None)
