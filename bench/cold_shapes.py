@@ -153,6 +153,32 @@ def measure_fresh(count: int, clock: Callable[[], float], progress) -> list[Shap
     return figures
 
 
+def profiled_share(raw: bytes, requests: int = 5) -> float:
+    """The share of ``way_outs`` in cold requests of ``raw`` under cProfile (cumulative time
+    over the whole request's): how the issue measured it. The profiler charges every Python
+    call, so the share reads higher than the thread's CPU time says."""
+    import cProfile
+    import pstats
+
+    app = build_app(redis_url=None, prefix=f"ome-ranker-bench:{uuid.uuid4().hex[:8]}:")
+    call = WsgiCall(app, "/v1/rank", body=raw, headers=HEADERS, expect_cache="bypass")
+    profile = cProfile.Profile()
+    with quiet_logs():
+        call()  # the first request builds what every request reuses
+        for _ in range(requests):
+            gc.collect()
+            profile.enable()
+            call()
+            profile.disable()
+    stats = pstats.Stats(profile)
+    outs = sum(
+        cumulative
+        for (path, _, name), (_, _, _, cumulative, _) in stats.stats.items()  # type: ignore[attr-defined]
+        if name == "way_outs" and path.endswith("way_out.py")
+    )
+    return outs / stats.total_tt  # type: ignore[attr-defined]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.cold_shapes", description=__doc__.splitlines()[0]
@@ -163,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fresh", type=int, default=0, metavar="N", help="also each shape on N new bodies"
     )
+    parser.add_argument(
+        "--profiled", action="store_true", help="also the ways out's share under cProfile"
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
 
@@ -170,12 +199,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{time.monotonic() - started:6.1f}s] {message}", file=sys.stderr, flush=True)
 
     budget = Budget(args.budget, clock=time.thread_time if args.cpu else time.perf_counter)
-    figures = measure(shape_bodies(args.ome_config), budget, progress)
+    shapes = shape_bodies(args.ome_config)
+    figures = measure(shapes, budget, progress)
     for figure in figures:
         print(figure.label())
         if figure.way_outs:
             share = figure.way_outs / figure.cold
             print(f"  way outs {figure.way_outs * 1000:.1f} ms, {share:.0%} of the cold request")
+            if args.profiled:
+                profiled = profiled_share(shapes[figure.name][0])
+                print(f"  way outs under cProfile: {profiled:.0%} of the cold request")
     worst = max(figures, key=lambda figure: figure.ratio)
     print(f"worst: {worst.label()}")
     if args.fresh:

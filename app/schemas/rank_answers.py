@@ -231,7 +231,7 @@ class RuntimeRowSchema(Schema):
         metadata=_doc(
             "A `No` row: the fewest changes to this runtime alone, for every check it fails, "
             "that make it a `Yes` row under the same rules. Null on `Yes` rows, when no "
-            "change to the runtime alone can, and past the first 128 `No` rows on all but the "
+            "change to the runtime alone can, and past the first 64 `No` rows on all but the "
             "closest (`wayOutNote` says why)."
         ),
     )

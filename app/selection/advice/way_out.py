@@ -72,7 +72,7 @@ FEW_ENTRIES = 8
 # rules §19: with more ``No`` rows than this, only the first this many (and the closest) carry
 # a way out, which costs about as much as ranking its runtime (bench/README.md, round 10); the
 # others this note.
-WAY_OUTS = 128
+WAY_OUTS = 64
 FAR = (
     "not worked out: {count} runtimes do not qualify, and only the first {bound} of them and "
     "the closest carry a way out; ask with this runtime alone for its own"
