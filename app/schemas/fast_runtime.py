@@ -14,7 +14,7 @@ agrees with the schema on generated documents, valid and not.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import msgspec
 
@@ -77,7 +77,7 @@ def _entry_ref(value: Any) -> doc.EntryRef:
 
 
 def _entry(value: Any) -> doc.Entry:
-    """An entry ``_PlainEntry`` does not describe: one with an ``acceleratorConfig`` (a dict,
+    """An entry ``PlainEntry`` does not describe: one with an ``acceleratorConfig`` (a dict,
     so it is never shared), else ``NotPlain``."""
     if type(value) is not dict:
         raise NotPlain
@@ -118,7 +118,16 @@ def _entry(value: Any) -> doc.Entry:
 # int, no float; the same bounds), several times faster than the checks in Python, and builds a
 # frozen, hashable value of each: the key of the shared Entry below. Keys it does not name are
 # ignored, as everywhere in this loader; an ``acceleratorConfig`` or ``diffusionPipeline`` that is
-# not null fails the list, which ``_entry`` then takes entry by entry.
+# not null, a null ``name`` or reference ``weight`` (read as "" and 1) fail the list, which
+# ``_entry`` then takes entry by entry.
+#
+# Its attributes are ``Entry``'s (the manifest's names renamed, the absent weight 1, the
+# ``effective_priority``), and the rules read an entry through them alone: a request decoded
+# straight into its runtimes (``runtime_from_document``) keeps the decoded ``PlainEntry`` values
+# as its entries, built in C with the body, rather than an ``Entry`` made in Python for each
+# (most of the cost of a body never seen before; bench/README.md, round 10). The two are never
+# compared with each other: a request's entries are all of one kind, and nothing of a ranking
+# request is stored.
 _Text = Annotated[str, msgspec.Meta(max_length=_MAX)]
 
 
@@ -126,45 +135,52 @@ class _PlainRef(msgspec.Struct, frozen=True, gc=False):
     name: _Text
     version: _Text | None = None
     operator: _Text | None = None
-    weight: Annotated[int, msgspec.Meta(ge=WEIGHT_MIN, le=WEIGHT_MAX)] | None = None
+    weight: Annotated[int, msgspec.Meta(ge=WEIGHT_MIN, le=WEIGHT_MAX)] = 1  # §1.2
 
 
-class _PlainEntry(msgspec.Struct, frozen=True, gc=False):
-    name: _Text | None = None
-    modelFormat: _PlainRef | None = None  # (the manifest's own field names)
-    modelFramework: _PlainRef | None = None
-    modelArchitecture: _Text | None = None
+class PlainEntry(msgspec.Struct, frozen=True, gc=False):
+    """A plain entry, with the attributes of ``Entry`` (the manifest's names, renamed)."""
+
+    name: _Text = ""
+    format: _PlainRef | None = msgspec.field(default=None, name="modelFormat")
+    framework: _PlainRef | None = msgspec.field(default=None, name="modelFramework")
+    architecture: _Text | None = msgspec.field(default=None, name="modelArchitecture")
     quantization: _Text | None = None
-    autoSelect: bool | None = None
+    diffusion: None = msgspec.field(default=None, name="diffusionPipeline")
+    auto_select: bool | None = msgspec.field(default=None, name="autoSelect")
     priority: Annotated[int, msgspec.Meta(ge=PRIORITY_MIN, le=PRIORITY_MAX)] | None = None
-    modelCacheProviders: tuple[_Text, ...] | None = None
+    cache_providers: tuple[_Text, ...] | None = msgspec.field(
+        default=None, name="modelCacheProviders"
+    )
     version: _Text | None = None
-    acceleratorConfig: None = None
-    diffusionPipeline: None = None
+    accelerator_config: None = msgspec.field(default=None, name="acceleratorConfig")
+
+    @property
+    def effective_priority(self) -> int:
+        return 1 if self.priority is None else self.priority
 
 
-_PLAIN_ENTRIES = tuple[_PlainEntry, ...]
+_PLAIN_ENTRIES = tuple[PlainEntry, ...]
 
 
 def _shared_ref(ref: _PlainRef | None) -> doc.EntryRef | None:
     if ref is None:
         return None
-    weight = 1 if ref.weight is None else ref.weight  # §1.2
-    return doc.ENTRY_REFS[ref.name, ref.version, ref.operator, weight]
+    return doc.ENTRY_REFS[ref.name, ref.version, ref.operator, ref.weight]
 
 
-def _shared_entry(plain: _PlainEntry) -> doc.Entry:
+def _shared_entry(plain: PlainEntry) -> doc.Entry:
     return doc.Entry(
-        plain.name or "", _shared_ref(plain.modelFormat), _shared_ref(plain.modelFramework),
-        plain.modelArchitecture, plain.quantization, None, plain.autoSelect, plain.priority,
-        plain.modelCacheProviders, plain.version,
+        plain.name, _shared_ref(plain.format), _shared_ref(plain.framework), plain.architecture,
+        plain.quantization, None, plain.auto_select, plain.priority, plain.cache_providers,
+        plain.version,
     )  # fmt: skip
 
 
 # Entries repeat across a cluster's runtimes: one frozen Entry serves every plain entry with the
-# same fields (its ``_PlainEntry``, compared by value). Bounded: cleared when full.
+# same fields (its ``PlainEntry``, compared by value). Bounded: cleared when full.
 _MAX_ENTRIES = 4096
-_ENTRIES: doc.MadeOnUse[_PlainEntry, doc.Entry] = doc.MadeOnUse(_shared_entry, _MAX_ENTRIES)
+_ENTRIES: doc.MadeOnUse[PlainEntry, doc.Entry] = doc.MadeOnUse(_shared_entry, _MAX_ENTRIES)
 
 
 def _entries(values: list) -> tuple[doc.Entry, ...]:
@@ -179,7 +195,7 @@ def _entries(values: list) -> tuple[doc.Entry, ...]:
 
 def _one_entry(value: Any) -> doc.Entry:
     try:
-        return _ENTRIES[msgspec.convert(value, _PlainEntry)]
+        return _ENTRIES[msgspec.convert(value, PlainEntry)]
     except msgspec.ValidationError:
         return _entry(value)
 
@@ -337,7 +353,7 @@ class _Metadata(msgspec.Struct, frozen=True):
 
 class _Spec(msgspec.Struct, frozen=True):
     disabled: bool | None = None
-    supportedModelFormats: tuple[_PlainEntry, ...] | None = None
+    supportedModelFormats: tuple[PlainEntry, ...] | None = None
     modelSizeRange: _SizeRangeDocument | None = None
     acceleratorRequirements: _AcceleratorRequirements | None = None
     engineConfig: _Config | None = None
@@ -356,7 +372,8 @@ class RuntimeDocument(msgspec.Struct, frozen=True):
 
 def runtime_from_document(value: RuntimeDocument) -> doc.Runtime | None:
     """``load_runtime`` of the same document, decoded as ``RuntimeDocument``; ``None`` where
-    ``load_runtime`` would give None."""
+    ``load_runtime`` would give None. Its entries are the decoded ``PlainEntry`` values (above),
+    read as ``Entry`` values are."""
     metadata, spec = value.metadata, value.spec
     namespace = metadata.namespace
     identity = _identity(value.kind, value.apiVersion, metadata.name, namespace)
@@ -372,11 +389,10 @@ def runtime_from_document(value: RuntimeDocument) -> doc.Runtime | None:
     if engine_mode is NOT_PLAIN or decoder_mode is NOT_PLAIN:
         return None
     plain, bounds = spec.supportedModelFormats, spec.modelSizeRange
-    shared = _ENTRIES
     requirements = spec.acceleratorRequirements
     return doc.Runtime(
         kind, name, namespace or None, spec.disabled,
-        () if plain is None else tuple([shared[entry] for entry in plain]),
+        () if plain is None else cast(tuple[doc.Entry, ...], plain),
         None if bounds is None else doc.SIZE_RANGES[bounds.min, bounds.max],
         None if requirements is None else requirements.acceleratorClasses,
         engine_mode, decoder_mode, spec.protocolVersions or (), parent,

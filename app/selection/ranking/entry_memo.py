@@ -4,11 +4,13 @@ frameworks. Check 4's verdict (match or mismatch text) is not kept per entry: it
 of its parts between entries instead (``entries.entry_verdicts``).
 
 Keyed by the fields each function reads, the format and framework by identity: loading shares
-one object per distinct reference (``documents.shared_entry_ref``), and the memo keeps every
-entry it computed for alive (a way out's changed entries are made on the fly), so no identity in
-a key is reused by another object while the memo lasts (two equal references that are distinct
-objects only cost a second computation). Hashing them by value ran their generated
-``__hash__`` on every lookup. A ``None`` key (what cannot be keyed) is computed every time.
+one object per distinct reference (``documents.shared_entry_ref``; the references of a
+``/v1/rank`` JSON request are each entry's own, so equal ones there cost a computation each),
+and the memo keeps every entry it computed for alive (a way out's changed entries are made on
+the fly), so no identity in a key is reused by another object while the memo lasts (two equal
+references that are distinct objects only cost a second computation). Hashing them by value
+ran their generated ``__hash__`` on every lookup. A ``None`` key (what cannot be keyed) is
+computed every time.
 The values held are shared: callers only read them.
 """
 

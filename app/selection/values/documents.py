@@ -153,7 +153,9 @@ class Model:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One item of ``spec.supportedModelFormats``."""
+    """One item of ``spec.supportedModelFormats``. A ``/v1/rank`` JSON request's entries are
+    ``PlainEntry`` values with these attributes instead (app/schemas/fast_runtime.py): the
+    rules read an entry's attributes only, never its type."""
 
     name: str = ""
     format: EntryRef | None = None
