@@ -77,9 +77,7 @@ FAR = (
     "not worked out: {count} runtimes do not qualify, and only the first {bound} of them and "
     "the closest carry a way out; ask with this runtime alone for its own"
 )
-# How many rows are read between deadline checks where each costs far less than a way out,
-# and the changes of a row with no way out.
-ROWS_PER_BOUND = 64
+# The changes of a row with no way out.
 UNREACHABLE = sys.maxsize
 
 NO_ENTRIES = (
@@ -494,7 +492,7 @@ def _closest_after(
         default=UNREACHABLE,
     )
     closest = None
-    for index in checked(after, every=ROWS_PER_BOUND):
+    for index in checked(after, every=ROWS_PER_CHECK):
         if limit <= 1:
             break
         row = rows[index]
