@@ -392,7 +392,7 @@ def _way_out(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow) -> WayOut
     if row.compatible:
         return None
     runtime = row.runtime
-    label = _label(memo, checks, row)
+    label = _label(checks, row)
     plan = _entry_plan(memo, runtime, row.failed_check == CHECK_FORMAT)
     if isinstance(plan, str):
         return WayOut(label, None, plan)
@@ -401,7 +401,7 @@ def _way_out(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow) -> WayOut
     return WayOut(label, (*early, *entry_changes, *sizes, *late))
 
 
-def _label(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow) -> str:
+def _label(checks: RuntimeChecks, row: RuntimeRow) -> str:
     """The reason group of a ``No`` row: the label of the check it fails, a check-4 row's by
     the first part its first entry fails (the first its ``reason`` names)."""
     if row.failed_check != CHECK_FORMAT:
@@ -471,7 +471,7 @@ def way_outs(ranking: Ranking, bound: int = WAY_OUTS) -> tuple[WayOut | None, ..
         if row.compatible
         else found[index]
         if index in found
-        else WayOut(_label(memo, checks, row), None, note)
+        else WayOut(_label(checks, row), None, note)
         for index, row in enumerate(rows)
     )
 
