@@ -24,6 +24,7 @@ from ..ranking import (
     entry_score,
     model_format,
     supports_cache_provider,
+    versions_agree,
 )
 from ..values import (
     GREATER_THAN,
@@ -166,7 +167,7 @@ def first_fix_check(model: Model, entry: Entry, provider: str) -> str:
     wanted, fmt = model_format(model), entry.format
     if fmt is None or fmt.name != wanted.name:
         return LABEL_FORMAT_NAME
-    if not _versions_agree(wanted.version, fmt):
+    if not versions_agree(wanted, fmt):
         return LABEL_FORMAT_VERSION
     framework, ref = model.framework, entry.framework
     if framework is None or ref is None:
@@ -174,15 +175,8 @@ def first_fix_check(model: Model, entry: Entry, provider: str) -> str:
         return LABEL_FRAMEWORK
     if ref.name != framework.name:
         return LABEL_FRAMEWORK_NAME
-    assert not _versions_agree(framework.version, ref), "an entry that matches has no fix"
+    assert not versions_agree(framework, ref), "an entry that matches has no fix"
     return LABEL_FRAMEWORK_VERSION
-
-
-def _versions_agree(version: str | None, entry: EntryRef) -> bool:
-    """§3.1 on one reference's versions: both absent, or both set and matching."""
-    if version is None or entry.version is None:
-        return version is None and entry.version is None
-    return versions_match(version, entry.version, entry.operator)
 
 
 def _rare_fixes(model: Model, entry: Entry, provider: str, at: int | None) -> list[Fix]:

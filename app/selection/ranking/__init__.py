@@ -43,6 +43,7 @@ from .entries import (
     entry_unit_score,
     model_format,
     supports_cache_provider,
+    versions_agree,
 )
 from .entry_memo import score_key
 from .explicit import (
@@ -134,4 +135,5 @@ __all__ = [
     "target_namespace",
     "text_key",
     "valid_mode",
+    "versions_agree",
 ]

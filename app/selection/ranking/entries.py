@@ -37,7 +37,7 @@ def model_label(model: Model) -> str:
     return ":".join(parts)
 
 
-def _versions_agree(model: ModelRef, entry: EntryRef) -> bool:
+def versions_agree(model: ModelRef, entry: EntryRef) -> bool:
     """rules §3.1: both set and matching, or both absent."""
     if model.version is None or entry.version is None:
         return model.version is None and entry.version is None
@@ -75,13 +75,13 @@ def entry_matches(model: Model, entry: Entry, provider: str = "") -> bool:
     if entry.architecture != model.architecture or entry.quantization != model.quantization:
         return False
     fmt, model_fmt = entry.format, model_format(model)
-    if fmt is None or fmt.name != model_fmt.name or not _versions_agree(model_fmt, fmt):
+    if fmt is None or fmt.name != model_fmt.name or not versions_agree(model_fmt, fmt):
         return False
     framework, wanted = model.framework, entry.framework
     if framework is None or wanted is None:
         if framework is not None or wanted is not None:  # only one side sets a framework
             return False
-    elif framework.name != wanted.name or not _versions_agree(framework, wanted):
+    elif framework.name != wanted.name or not versions_agree(framework, wanted):
         return False
     return diffusion_mismatch(model.diffusion, entry.diffusion) is None
 
