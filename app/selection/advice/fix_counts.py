@@ -13,7 +13,6 @@ tests/selection/test_fix_counts.py holds each to the fixes themselves.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 from ..ranking import (
@@ -96,22 +95,6 @@ class FixCounts:
     def least_floor(self, entries: Sequence[Entry]) -> int:
         """The least ``floor`` count of a runtime's entries (0 when one matches)."""
         return min(count for (_, count), _ in self.floors(entries))
-
-    def fewest(self, entries: Sequence[Entry]) -> tuple[bool, int]:
-        """The least ``(blocked, count)`` of ``entry_fixes`` over a runtime's entries (the
-        floor and the rest added): how many changes its entries need at least, with the
-        versions read, but only of an entry whose floor could still beat the least found."""
-        least = (True, sys.maxsize)
-        floor, rest = self.floor, self.rest
-        for entry in checked(entries, every=64):
-            blocked, count = floor(entry)
-            if not least[0] and (blocked or count >= least[1]):
-                continue
-            rest_blocked, more = rest(entry)
-            found = (blocked or rest_blocked, count + more)
-            if found < least:
-                least = found
-        return least
 
     def _outcome(self, framework: bool, model: ModelRef, operator: str | None) -> int | None:
         """The fixes of an entry version ``model``'s does not match (strict, §3.1): the

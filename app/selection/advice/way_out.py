@@ -161,7 +161,7 @@ class _EntryMemo:
         self._runtime_fixes: dict[tuple[object, ...], RuntimeFixes] = {}
         # entry_fixes of entry ``index``, its changes naming it
         self.fixes = FieldFixes(checks.model, checks.provider)
-        self.least_floor, self.fewest = counts.least_floor, counts.fewest
+        self.least_floor = counts.least_floor
 
     def runtime_fixes(self, checks: RuntimeChecks, runtime: Runtime) -> RuntimeFixes:
         """``_runtime_fixes`` and ``_size_fixes``, once per distinct value of the fields they
@@ -415,8 +415,8 @@ def _label(checks: RuntimeChecks, row: RuntimeRow) -> str:
 def _least_changes(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow, exact: bool) -> int:
     """How many changes the way out of ``row`` has at least (``UNREACHABLE`` when it has
     none): its runtime-wide fixes and the fewest its entries need (0 when one matches), by
-    their floors or, ``exact``, by their ``entry_fixes`` counted. Checks 6 and 7 can only add
-    to it."""
+    their floors or, ``exact``, the fewest ``entry_fixes`` of one (``_fewest``'s). Checks 6 and
+    7 can only add to it."""
     runtime = row.runtime
     entries = runtime.entries
     if not entries:
@@ -424,7 +424,7 @@ def _least_changes(memo: _EntryMemo, checks: RuntimeChecks, row: RuntimeRow, exa
     early, sizes = memo.runtime_fixes(checks, runtime)
     if not exact:
         return len(early) + len(sizes) + memo.least_floor(entries)
-    blocked, count = memo.fewest(entries)
+    blocked, count = _fewest(memo, entries)[1].count
     return UNREACHABLE if blocked else len(early) + len(sizes) + count
 
 
